@@ -1,0 +1,21 @@
+/**
+ * A transport carries whole JSON-RPC messages (one JSON text per item) between two peers.
+ * Plain WebSocket, stdio and the Noise relay all look like this to the rpc layer.
+ */
+import type { Observable } from 'rxjs';
+
+export interface Transport {
+  /**
+   * Inbound messages in arrival order. Hot: subscribe synchronously when the transport is
+   * handed to you; nothing is buffered before the first subscription. Completes when the peer
+   * closes cleanly, errors (with an `ExecServerError`) when the transport fails.
+   */
+  readonly incoming$: Observable<string>;
+  /** Queues one outbound message. Sending on a closed transport is a silent no-op. */
+  send(message: string): void;
+  /** Closes the transport. Idempotent; `incoming$` completes afterwards. */
+  close(): void;
+}
+
+/** Opens a transport. Cold: each subscription opens a new one; unsubscribing before it opens aborts it. */
+export type TransportFactory = () => Observable<Transport>;
