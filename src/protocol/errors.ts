@@ -78,3 +78,45 @@ export const ErrorCode = {
   sessionAlreadyAttached: -32010,
   transportClosed: -32000,
 } as const;
+
+/**
+ * The executor has no file or directory at `path` (JSON-RPC `-32004`). The server's OS message
+ * is kept in `serverMessage`; `path` is the native path the call named.
+ */
+export class NotFoundError extends ServerError {
+  constructor(
+    serverMessage: string,
+    readonly path: string,
+  ) {
+    super(-32004, serverMessage);
+    this.message = `exec-server rejected request (-32004): ${serverMessage}: ${path}`;
+  }
+}
+
+/**
+ * One process's event stream failed on the client side (reorder-buffer overflow, lost
+ * history during recovery, …). The process may still run on the executor; terminate it if
+ * you no longer need it.
+ */
+export class ProcessFailedError extends ExecServerError {
+  constructor(
+    readonly processId: string,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/** `process/write` was answered with a status other than `accepted` (stdin not writable). */
+export class ProcessWriteRejectedError extends ExecServerError {
+  constructor(
+    readonly processId: string,
+    readonly status: string,
+  ) {
+    super(
+      status === 'stdinClosed'
+        ? `cannot write to process ${processId}: its stdin is closed (start it with pipeStdin: true or tty: true)`
+        : `cannot write to process ${processId}: executor answered ${status}`,
+    );
+  }
+}

@@ -1,0 +1,29 @@
+/** Client-side limits and timers of one exec-server session (spec/protocol.md §18.1). */
+
+/** Reorder buffer: out-of-order process events held per process. */
+export const MAX_PENDING_PROCESS_EVENTS = 256;
+/** Reorder buffer bytes per process; also the largest single process event accepted. */
+export const MAX_PENDING_PROCESS_EVENT_BYTES = 1024 * 1024;
+/** Replay history a late `events$` subscriber receives: at most this many events… */
+export const PROCESS_EVENT_HISTORY_CAPACITY = 256;
+/** …and at most this many retained output bytes. */
+export const PROCESS_EVENT_HISTORY_BYTES = 1024 * 1024;
+
+/** Largest decoded HTTP body delta; a bigger one is a connection fault. */
+export const MAX_HTTP_BODY_DELTA_BYTES = 1024 * 1024;
+/** Largest `deltaBase64` string: `ceil(1 MiB / 3) * 4`. */
+export const MAX_HTTP_BODY_DELTA_BASE64_CHARS = Math.ceil(MAX_HTTP_BODY_DELTA_BYTES / 3) * 4;
+/** Frames queued per HTTP body stream before the consumer reads them. */
+export const HTTP_BODY_DELTA_CHANNEL_CAPACITY = 256;
+/** Bytes queued across all HTTP body streams of one session. */
+export const MAX_QUEUED_HTTP_BODY_BYTES = 16 * 1024 * 1024;
+
+/** Budget for `initialize` + `initialized`. */
+export const INITIALIZE_TIMEOUT_MS = 10_000;
+/** Budget for an uncached `environment/info`. */
+export const ENVIRONMENT_INFO_TIMEOUT_MS = 30_000;
+/** Budget for the live `environment/status` probe. */
+export const ENVIRONMENT_STATUS_TIMEOUT_MS = 10_000;
+
+/** `fs/readBlock` length the client asks for. */
+export const FILE_READ_CHUNK_SIZE = 1024 * 1024;

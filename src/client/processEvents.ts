@@ -1,0 +1,37 @@
+/**
+ * Process events as a client sees them (spec/protocol.md §6.4, §11.4): one per-process `seq`
+ * starting at 1, shared by output, exit and close; `closed` is always last.
+ */
+
+/** Which pipe an output chunk came from; `pty` when the process runs on a terminal. */
+export type ProcessStream = 'stdout' | 'stderr' | 'pty';
+
+/** A chunk of raw output bytes (no decoding, no line splitting). */
+export interface ProcessOutputEvent {
+  readonly type: 'output';
+  readonly seq: number;
+  readonly stream: ProcessStream;
+  readonly chunk: Uint8Array;
+}
+
+/** The process was reaped. Output may still follow (a grandchild holding the pipe). */
+export interface ProcessExitedEvent {
+  readonly type: 'exited';
+  readonly seq: number;
+  /** Exit status; 128 + N after death by signal N (137 after `terminate()`). */
+  readonly exitCode: number;
+  readonly sandboxDenied: boolean;
+}
+
+/** Exit observed and every output stream at EOF. Always the last event of a process. */
+export interface ProcessClosedEvent {
+  readonly type: 'closed';
+  readonly seq: number;
+}
+
+export type ProcessEvent = ProcessOutputEvent | ProcessExitedEvent | ProcessClosedEvent;
+
+/** Bytes an event counts against the reorder buffer and the replay history. */
+export function processEventBytes(event: ProcessEvent): number {
+  return event.type === 'output' ? event.chunk.byteLength : 0;
+}
