@@ -1,0 +1,260 @@
+/**
+ * One JSON-RPC connection over one Transport (spec/protocol.md §10, the upstream `RpcClient`):
+ * integer request ids from 1, responses matched by id, ordered close, answers to
+ * server→client requests (§9.5). Malformed input from the peer is fatal for the connection.
+ */
+import { Observable, ReplaySubject, Subject, type Subscriber, type Subscription } from 'rxjs';
+import {
+  DisconnectedError,
+  DisconnectReason,
+  ErrorCode,
+  ExecServerError,
+  ProtocolError,
+  ServerError,
+} from '../protocol/errors.js';
+import {
+  classifyMessage,
+  encodeMessage,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type RequestId,
+} from '../protocol/jsonrpc.js';
+import type { Transport } from '../transport/transport.js';
+
+/** `MAX_IN_FLIGHT_REGULAR_CALLS` (spec §18.1). */
+export const DEFAULT_MAX_PENDING_REQUESTS = 1024;
+
+/** How much of an offending message a ProtocolError quotes. */
+const EXCERPT_CHARS = 120;
+
+export interface RpcConnectionOptions {
+  /** Answers server→client requests. Return undefined ⇒ reply -32601 "exec-server client does not implement `<method>` yet". */
+  handleRequest?: (method: string, params: unknown) => Observable<unknown> | undefined;
+  /** Default 1024 (spec: "exec-server has reached its limit of 1024 pending requests"). */
+  maxPendingRequests?: number;
+}
+
+export class RpcConnection {
+  /** Hot: every inbound notification in arrival order; completes when the connection closes. */
+  readonly notifications$: Observable<JsonRpcNotification>;
+  /** Emits the reason once when the connection ends, then completes; replays to late subscribers. */
+  readonly closed$: Observable<ExecServerError>;
+
+  private readonly notifications = new Subject<JsonRpcNotification>();
+  private readonly closed = new ReplaySubject<ExecServerError>(1);
+  private readonly pending = new Map<number, Subscriber<unknown>>();
+  /** Server→client requests we are still answering, by id, with the handler's subscription. */
+  private readonly inboundRequests = new Map<number, Subscription | undefined>();
+  private readonly maxPendingRequests: number;
+  private readonly handleRequest: RpcConnectionOptions['handleRequest'];
+  private readonly incoming: Subscription;
+  private nextRequestId = 1;
+  private closeReason: ExecServerError | undefined;
+
+  constructor(
+    private readonly transport: Transport,
+    options: RpcConnectionOptions = {},
+  ) {
+    this.maxPendingRequests = options.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS;
+    this.handleRequest = options.handleRequest;
+    this.notifications$ = this.notifications.asObservable();
+    this.closed$ = this.closed.asObservable();
+    // Every inbound event runs synchronously in arrival order, so responses and notifications
+    // that arrived before the end are delivered before pending requests fail.
+    this.incoming = transport.incoming$.subscribe({
+      next: (text) => this.receive(text),
+      error: (error: unknown) => this.shutdown(asDisconnect(error)),
+      complete: () => this.shutdown(new DisconnectedError(DisconnectReason.transportDisconnected)),
+    });
+    if (this.closeReason) this.incoming.unsubscribe();
+  }
+
+  get isClosed(): boolean {
+    return this.closeReason !== undefined;
+  }
+
+  /**
+   * Cold: sends on subscribe with the next id, emits the raw result once, completes.
+   * Unsubscribing before the answer forgets the call (a late answer is ignored).
+   */
+  request(method: string, params: unknown): Observable<unknown> {
+    return new Observable<unknown>((subscriber) => {
+      if (this.closeReason) {
+        subscriber.error(pendingFailure(this.closeReason));
+        return undefined;
+      }
+      if (this.pending.size >= this.maxPendingRequests) {
+        subscriber.error(
+          new ProtocolError(
+            `exec-server has reached its limit of ${this.maxPendingRequests} pending requests`,
+          ),
+        );
+        return undefined;
+      }
+      const id = this.nextRequestId++;
+      this.pending.set(id, subscriber);
+      this.send({ kind: 'request', id, method, params: params ?? null });
+      return () => {
+        if (this.pending.get(id) === subscriber) this.pending.delete(id);
+      };
+    });
+  }
+
+  /** Sends a notification (no-op when closed). */
+  notify(method: string, params: unknown): void {
+    if (this.closeReason) return;
+    this.send({ kind: 'notification', method, params: params ?? null });
+  }
+
+  /** Closes the transport; pending requests fail with DisconnectedError('exec-server transport disconnected'). */
+  close(): void {
+    this.shutdown(new DisconnectedError(DisconnectReason.transportDisconnected));
+  }
+
+  private send(message: JsonRpcMessage): void {
+    this.transport.send(encodeMessage(message));
+  }
+
+  private receive(text: string): void {
+    if (this.closeReason) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      this.shutdown(
+        new ProtocolError(`exec-server sent malformed JSON (${detail}): ${excerpt(text)}`),
+      );
+      return;
+    }
+    const message = classifyMessage(value);
+    if (!message) {
+      this.shutdown(
+        new ProtocolError(
+          `exec-server sent a message that is not a JSON-RPC request, notification, response or error: ${excerpt(text)}`,
+        ),
+      );
+      return;
+    }
+    switch (message.kind) {
+      case 'response':
+        this.settle(message.id, (subscriber) => {
+          subscriber.next(message.result);
+          subscriber.complete();
+        });
+        return;
+      case 'error':
+        this.settle(message.id, (subscriber) =>
+          subscriber.error(new ServerError(message.error.code, message.error.message)),
+        );
+        return;
+      case 'notification': {
+        const { kind: _kind, ...notification } = message;
+        this.notifications.next(notification);
+        return;
+      }
+      case 'request':
+        this.answer(message.id, message.method, message.params);
+        return;
+    }
+  }
+
+  /** Hands a response to its caller; a response nobody waits for is dropped (spec §2.1). */
+  private settle(id: RequestId, deliver: (subscriber: Subscriber<unknown>) => void): void {
+    if (typeof id !== 'number') return;
+    const subscriber = this.pending.get(id);
+    if (!subscriber) return;
+    this.pending.delete(id);
+    deliver(subscriber);
+  }
+
+  /** Server→client request admission and answer (spec §9.5). */
+  private answer(id: RequestId, method: string, params: unknown): void {
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) {
+      this.shutdown(new ProtocolError('exec-server sent an invalid request ID'));
+      return;
+    }
+    if (this.inboundRequests.has(id)) {
+      this.shutdown(new ProtocolError('exec-server reused an in-flight request ID'));
+      return;
+    }
+    const handler = this.handleRequest?.(method, params);
+    if (!handler) {
+      this.send({
+        kind: 'error',
+        id,
+        error: {
+          code: ErrorCode.methodNotFound,
+          message: `exec-server client does not implement \`${method}\` yet`,
+        },
+      });
+      return;
+    }
+    this.inboundRequests.set(id, undefined);
+    let answered = false;
+    const reply = (message: JsonRpcMessage): void => {
+      if (answered || this.closeReason) return;
+      answered = true;
+      this.inboundRequests.delete(id);
+      this.send(message);
+    };
+    const subscription = handler.subscribe({
+      next: (result) => reply({ kind: 'response', id, result: result ?? null }),
+      error: (error: unknown) =>
+        reply({
+          kind: 'error',
+          id,
+          error:
+            error instanceof ServerError
+              ? { code: error.code, message: error.serverMessage }
+              : {
+                  code: ErrorCode.internalError,
+                  message: error instanceof Error ? error.message : String(error),
+                },
+        }),
+      complete: () => reply({ kind: 'response', id, result: null }),
+    });
+    if (answered) subscription.unsubscribe();
+    else if (this.inboundRequests.has(id)) this.inboundRequests.set(id, subscription);
+    else subscription.unsubscribe();
+  }
+
+  /** Ordered close (spec §10): mark closed, fail pending calls, announce, then drop the transport. */
+  private shutdown(reason: ExecServerError): void {
+    if (this.closeReason) return;
+    this.closeReason = reason;
+    // `incoming` is unassigned when the transport ended during the constructor's subscribe.
+    this.incoming?.unsubscribe();
+    const answering = [...this.inboundRequests.values()];
+    this.inboundRequests.clear();
+    for (const subscription of answering) subscription?.unsubscribe(); // no answer after a drop (§9.5)
+    const failure = pendingFailure(reason);
+    const callers = [...this.pending.values()];
+    this.pending.clear();
+    for (const subscriber of callers) subscriber.error(failure);
+    this.notifications.complete();
+    this.closed.next(reason);
+    this.closed.complete();
+    this.transport.close();
+  }
+}
+
+function pendingFailure(reason: ExecServerError): DisconnectedError {
+  return reason instanceof DisconnectedError
+    ? reason
+    : new DisconnectedError(reason.message, { cause: reason });
+}
+
+function asDisconnect(error: unknown): ExecServerError {
+  if (error instanceof ExecServerError) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new DisconnectedError(`${DisconnectReason.transportDisconnected}: ${detail}`, {
+    cause: error,
+  });
+}
+
+function excerpt(text: string): string {
+  return text.length <= EXCERPT_CHARS
+    ? text
+    : `${text.slice(0, EXCERPT_CHARS)}… (${text.length} chars)`;
+}

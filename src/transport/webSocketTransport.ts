@@ -1,0 +1,221 @@
+/**
+ * The plain WebSocket transport (spec/protocol.md §1.1): one JSON-RPC message per WebSocket
+ * message, Text frames out, Text or Binary (UTF-8) frames in, pings answered by `ws` itself.
+ */
+import { asyncScheduler, interval, Observable, Subject, timer, type SchedulerLike } from 'rxjs';
+import WebSocket from 'ws';
+import {
+  ConnectError,
+  DisconnectedError,
+  DisconnectReason,
+  ProtocolError,
+  TimeoutError,
+} from '../protocol/errors.js';
+import { formatDuration } from './formatDuration.js';
+import type { Transport } from './transport.js';
+
+/** Default WebSocket open deadline (`CONNECT_TIMEOUT`, spec §18.1). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+export interface WebSocketConnectOptions {
+  /** Deadline for the opening handshake. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** Extra HTTP headers on the upgrade request (e.g. authorization). No `Origin` is ever sent. */
+  headers?: Record<string, string>;
+  /** Largest inbound message accepted; a bigger one drops the connection. Default: `ws` default (100 MiB). */
+  maxPayloadBytes?: number;
+  /** Scheduler for the connect deadline (tests pass a TestScheduler). */
+  scheduler?: SchedulerLike;
+}
+
+export interface WebSocketTransportOptions {
+  /** Send a WebSocket Ping this often (accepted sockets and the executor listener use 30 s). Default: no pings. */
+  keepaliveIntervalMs?: number;
+  /** Scheduler for the keepalive pings. */
+  scheduler?: SchedulerLike;
+}
+
+/**
+ * Opens a WebSocket to an exec-server. Cold: each subscription opens one socket, emits the
+ * Transport once the socket is open, then completes. Unsubscribing before that aborts the socket.
+ * Errors: `ConnectError` (refused, bad URL, HTTP rejection), `TimeoutError` (deadline passed).
+ */
+export function connectWebSocket(
+  url: string,
+  options: WebSocketConnectOptions = {},
+): Observable<Transport> {
+  const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const scheduler = options.scheduler ?? asyncScheduler;
+  return new Observable<Transport>((subscriber) => {
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(url, {
+        headers: options.headers,
+        perMessageDeflate: false,
+        ...(options.maxPayloadBytes === undefined ? {} : { maxPayload: options.maxPayloadBytes }),
+      });
+    } catch (error) {
+      subscriber.error(
+        new ConnectError(
+          `failed to connect to exec-server websocket \`${url}\`: ${describe(error)}`,
+          {
+            cause: error,
+          },
+        ),
+      );
+      return undefined;
+    }
+    let opened = false;
+    // Stays attached for the socket's whole life: `ws` emits 'error' when a CONNECTING socket
+    // is aborted, and an EventEmitter 'error' without a listener would crash the process.
+    const ignoreError = (): void => undefined;
+    socket.on('error', ignoreError);
+
+    const onConnectError = (error: Error): void => {
+      subscriber.error(
+        new ConnectError(
+          `failed to connect to exec-server websocket \`${url}\`: ${error.message}`,
+          {
+            cause: error,
+          },
+        ),
+      );
+    };
+    const onConnectClose = (code: number): void => {
+      // A close before 'open' without an 'error' first (should not happen with ws, but be safe).
+      subscriber.error(
+        new ConnectError(
+          `failed to connect to exec-server websocket \`${url}\`: connection closed (code ${code})`,
+        ),
+      );
+    };
+    const onOpen = (): void => {
+      opened = true;
+      detachConnectListeners();
+      deadline.unsubscribe();
+      const transport = fromWebSocket(socket);
+      socket.off('error', ignoreError);
+      subscriber.next(transport);
+      subscriber.complete();
+    };
+    const detachConnectListeners = (): void => {
+      socket.off('open', onOpen);
+      socket.off('error', onConnectError);
+      socket.off('close', onConnectClose);
+    };
+    socket.once('open', onOpen);
+    socket.once('error', onConnectError);
+    socket.once('close', onConnectClose);
+
+    const deadline = timer(timeoutMs, scheduler).subscribe(() => {
+      subscriber.error(
+        new TimeoutError(
+          `timed out connecting to exec-server websocket \`${url}\` after ${formatDuration(timeoutMs)}`,
+        ),
+      );
+    });
+
+    return () => {
+      deadline.unsubscribe();
+      if (opened) return; // the Transport owns the socket now
+      detachConnectListeners();
+      socket.terminate();
+    };
+  });
+}
+
+/**
+ * Wraps an already-open WebSocket (an accepted server-side socket, or one opened elsewhere) as a
+ * Transport. Subscribe to `incoming$` synchronously: messages are not buffered.
+ */
+export function fromWebSocket(
+  socket: WebSocket,
+  options: WebSocketTransportOptions = {},
+): Transport {
+  const incoming = new Subject<string>();
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let closedByUs = false;
+  let finished = false;
+  let lastError: Error | undefined;
+
+  const finish = (error?: Error): void => {
+    if (finished) return;
+    finished = true;
+    keepalive?.unsubscribe();
+    if (error) incoming.error(error);
+    else incoming.complete();
+  };
+
+  socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+    if (finished) return;
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    if (!isBinary) {
+      incoming.next(bytes.toString('utf8')); // ws already validated text frames as UTF-8
+      return;
+    }
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      finish(
+        new ProtocolError('exec-server sent a binary WebSocket message that is not valid UTF-8'),
+      );
+      closedByUs = true;
+      socket.close(1007, 'invalid UTF-8');
+      return;
+    }
+    incoming.next(text);
+  });
+  socket.on('error', (error: Error) => {
+    lastError = error;
+  });
+  socket.on('close', (code: number, reason: Buffer) => {
+    if (closedByUs || code === 1000 || code === 1001) {
+      finish();
+      return;
+    }
+    const detail =
+      lastError?.message ??
+      `connection closed with code ${code}${reason.length > 0 ? ` (${reason.toString('utf8')})` : ''}`;
+    finish(
+      new DisconnectedError(`${DisconnectReason.transportDisconnected}: ${detail}`, {
+        cause: lastError,
+      }),
+    );
+  });
+
+  const keepalive =
+    options.keepaliveIntervalMs === undefined
+      ? undefined
+      : interval(options.keepaliveIntervalMs, options.scheduler ?? asyncScheduler).subscribe(() => {
+          if (socket.readyState === WebSocket.OPEN) socket.ping();
+        });
+
+  if (socket.readyState === WebSocket.CLOSING || socket.readyState === WebSocket.CLOSED) {
+    finish(new DisconnectedError(DisconnectReason.transportDisconnected));
+  }
+
+  return {
+    incoming$: incoming.asObservable(),
+    send(message: string): void {
+      if (finished || socket.readyState !== WebSocket.OPEN) return;
+      socket.send(message, (error) => {
+        if (error) lastError = error; // the following 'close' reports it
+      });
+    },
+    close(): void {
+      if (closedByUs) return;
+      closedByUs = true;
+      finish();
+      if (socket.readyState === WebSocket.CONNECTING) {
+        socket.terminate(); // its 'error' is absorbed by the listener above
+      } else if (socket.readyState === WebSocket.OPEN) {
+        socket.close(1000);
+      }
+    },
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
