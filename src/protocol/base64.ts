@@ -1,0 +1,36 @@
+/**
+ * Byte payloads on the wire (`chunk`, `dataBase64`, `bodyBase64`, `deltaBase64`) are one JSON
+ * string in standard base64 with padding (RFC 4648 alphabet `+/`, spec/protocol.md §2.5).
+ */
+import { z } from 'zod';
+
+const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** A standard, padded base64 string. Rejects url-safe, unpadded or whitespace-laden input. */
+export const Base64 = z.string().regex(STANDARD_BASE64, 'expected standard padded base64');
+export type Base64 = z.infer<typeof Base64>;
+
+/** Encodes bytes (or a UTF-8 string) as standard padded base64. */
+export function encodeBase64(data: Uint8Array | string): Base64 {
+  const buffer =
+    typeof data === 'string'
+      ? Buffer.from(data, 'utf8')
+      : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return buffer.toString('base64');
+}
+
+/** Decodes standard padded base64; throws a TypeError naming the problem on anything else. */
+export function decodeBase64(text: string): Uint8Array {
+  if (!STANDARD_BASE64.test(text)) {
+    throw new TypeError('invalid base64: expected the standard alphabet (+/) with padding');
+  }
+  const buffer = Buffer.from(text, 'base64');
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+/** Exact decoded length of a valid padded base64 string, without decoding it. */
+export function decodedBase64Length(text: string): number {
+  if (text.length === 0) return 0;
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return (text.length / 4) * 3 - padding;
+}

@@ -1,0 +1,56 @@
+/** `http/request` and its streamed body notifications (spec/protocol.md §8). */
+import { z } from 'zod';
+import { Base64 } from './base64.js';
+
+export const HttpHeader = z.object({
+  name: z.string(),
+  value: z.string(),
+  /** Request headers only: take the value from this executor env var (capability `httpHeaderEnvVars`); omitted when absent. */
+  valueEnvVar: z.string().optional(),
+});
+export type HttpHeader = z.infer<typeof HttpHeader>;
+
+export const HttpRedirectPolicy = z.enum(['follow', 'stop']);
+export type HttpRedirectPolicy = z.infer<typeof HttpRedirectPolicy>;
+
+export const HttpRequestParams = z.object({
+  method: z.string(),
+  /** Absolute http:// or https:// URL. */
+  url: z.string(),
+  headers: z.array(HttpHeader).default([]),
+  bodyBase64: Base64.nullable().default(null),
+  /** Omitted (or null) means no timeout. Bounds the whole exchange including the body. */
+  timeoutMs: z.number().int().min(0).nullish(),
+  redirectPolicy: HttpRedirectPolicy.default('follow'),
+  /** Required even when buffered; unique per connection while a stream is active. */
+  requestId: z.string(),
+  streamResponse: z.boolean().default(false),
+});
+export type HttpRequestParams = z.infer<typeof HttpRequestParams>;
+
+export const HttpResponseHeader = z.object({ name: z.string(), value: z.string() });
+export type HttpResponseHeader = z.infer<typeof HttpResponseHeader>;
+
+export const HttpRequestResult = z.object({
+  status: z.number().int().min(0).max(65535),
+  headers: z.array(HttpResponseHeader),
+  /** `""` when `streamResponse` was true. */
+  bodyBase64: Base64,
+});
+export type HttpRequestResult = z.infer<typeof HttpRequestResult>;
+
+/** Largest decoded delta the client accepts (§8.1). */
+export const MAX_HTTP_BODY_DELTA_BYTES = 1024 * 1024;
+/** Longest `deltaBase64` string the client accepts: ceil(1 MiB / 3) * 4. */
+export const MAX_HTTP_BODY_DELTA_BASE64_CHARS = Math.ceil(MAX_HTTP_BODY_DELTA_BYTES / 3) * 4;
+
+/** `http/request/bodyDelta`: seq is 1-based and contiguous including the terminal frame. */
+export const HttpRequestBodyDeltaNotification = z.object({
+  requestId: z.string(),
+  seq: z.number().int().min(1),
+  deltaBase64: Base64,
+  done: z.boolean().default(false),
+  /** Terminal failure text, only on the last frame. */
+  error: z.string().nullable().default(null),
+});
+export type HttpRequestBodyDeltaNotification = z.infer<typeof HttpRequestBodyDeltaNotification>;

@@ -1,0 +1,168 @@
+/**
+ * `process/*` requests and notifications (spec/protocol.md §6).
+ *
+ * Null-vs-omitted follows serde: `X.nullable().default(null)` marks a field the client sends
+ * as explicit `null` (required in the output type, tolerated absent on input);
+ * `.optional()` marks a field omitted when absent.
+ */
+import { z } from 'zod';
+import { Base64 } from './base64.js';
+import { PathUri } from './pathUri.js';
+import { FileSystemSandboxContext } from './sandbox.js';
+
+/** Client-chosen logical process handle (not an OS pid). */
+export const ProcessId = z.string();
+export type ProcessId = z.infer<typeof ProcessId>;
+
+export const EnvInherit = z.enum(['all', 'none', 'core']);
+export type EnvInherit = z.infer<typeof EnvInherit>;
+
+/** All five fields are required when a policy is sent (§6.3). */
+export const ExecEnvPolicy = z.object({
+  inherit: EnvInherit,
+  ignoreDefaultExcludes: z.boolean(),
+  exclude: z.array(z.string()),
+  set: z.record(z.string(), z.string()),
+  includeOnly: z.array(z.string()),
+});
+export type ExecEnvPolicy = z.infer<typeof ExecEnvPolicy>;
+
+export const ProcessMetadata = z.object({
+  threadId: z.string().optional(),
+  toolCallId: z.string().optional(),
+});
+export type ProcessMetadata = z.infer<typeof ProcessMetadata>;
+
+export const ShellSnapshot = z.object({
+  scopeId: z.string(),
+  shell: z.object({ name: z.string(), path: z.string() }),
+});
+export type ShellSnapshot = z.infer<typeof ShellSnapshot>;
+
+export const ManagedNetwork = z.object({
+  loopbackPorts: z.array(z.number().int().min(0).max(65535)),
+  allowLocalBinding: z.boolean(),
+});
+export type ManagedNetwork = z.infer<typeof ManagedNetwork>;
+
+export const ProcessStartParams = z.object({
+  processId: ProcessId,
+  metadata: ProcessMetadata.optional(),
+  argv: z.array(z.string()),
+  cwd: PathUri,
+  envPolicy: ExecEnvPolicy.nullable().default(null),
+  shellSnapshot: ShellSnapshot.optional(),
+  env: z.record(z.string(), z.string()),
+  tty: z.boolean(),
+  pipeStdin: z.boolean().default(false),
+  arg0: z.string().nullable().default(null),
+  sandbox: FileSystemSandboxContext.nullable().default(null),
+  enforceManagedNetwork: z.boolean().default(false),
+  managedNetwork: ManagedNetwork.nullable().default(null),
+  /** Executor-local network proxy launch config; opaque, omitted when absent. */
+  networkProxy: z.record(z.string(), z.unknown()).optional(),
+});
+export type ProcessStartParams = z.infer<typeof ProcessStartParams>;
+
+export const SandboxType = z.enum([
+  'none',
+  'macosSeatbelt',
+  'linuxSeccomp',
+  'windowsRestrictedToken',
+]);
+export type SandboxType = z.infer<typeof SandboxType>;
+
+export const ProcessStartResult = z.object({
+  processId: ProcessId,
+  /** Always present on 0.169.0; absent/null from legacy executors ("not reported"). */
+  sandboxType: SandboxType.nullish(),
+});
+export type ProcessStartResult = z.infer<typeof ProcessStartResult>;
+
+export const OutputStream = z.enum(['stdout', 'stderr', 'pty']);
+export type OutputStream = z.infer<typeof OutputStream>;
+
+export const ProcessOutputChunk = z.object({
+  seq: z.number().int().min(1),
+  stream: OutputStream,
+  chunk: Base64,
+});
+export type ProcessOutputChunk = z.infer<typeof ProcessOutputChunk>;
+
+export const ProcessReadParams = z.object({
+  processId: ProcessId,
+  afterSeq: z.number().int().min(0).nullable().default(null),
+  maxBytes: z.number().int().min(0).nullable().default(null),
+  waitMs: z.number().int().min(0).nullable().default(null),
+});
+export type ProcessReadParams = z.infer<typeof ProcessReadParams>;
+
+export const ProcessReadResult = z.object({
+  chunks: z.array(ProcessOutputChunk),
+  nextSeq: z.number().int().min(1),
+  exited: z.boolean(),
+  exitCode: z.number().int().nullable(),
+  closed: z.boolean(),
+  /** Always null from the executor; only the client synthesizes it. */
+  failure: z.string().nullable(),
+  sandboxDenied: z.boolean().default(false),
+});
+export type ProcessReadResult = z.infer<typeof ProcessReadResult>;
+
+export const ProcessWriteParams = z.object({
+  processId: ProcessId,
+  chunk: Base64,
+  /** Non-empty; the executor dedupes the last 4096 per process. */
+  writeId: z.string(),
+});
+export type ProcessWriteParams = z.infer<typeof ProcessWriteParams>;
+
+export const WriteStatus = z.enum(['accepted', 'unknownProcess', 'stdinClosed', 'starting']);
+export type WriteStatus = z.infer<typeof WriteStatus>;
+
+export const ProcessWriteResult = z.object({ status: WriteStatus });
+export type ProcessWriteResult = z.infer<typeof ProcessWriteResult>;
+
+export const ProcessSignal = z.enum(['interrupt']);
+export type ProcessSignal = z.infer<typeof ProcessSignal>;
+
+export const ProcessSignalParams = z.object({ processId: ProcessId, signal: ProcessSignal });
+export type ProcessSignalParams = z.infer<typeof ProcessSignalParams>;
+
+export const ProcessSignalResult = z.object({});
+export type ProcessSignalResult = z.infer<typeof ProcessSignalResult>;
+
+export const ProcessTerminateParams = z.object({ processId: ProcessId });
+export type ProcessTerminateParams = z.infer<typeof ProcessTerminateParams>;
+
+export const ProcessTerminateResult = z.object({
+  /** True when the process was running (or starting) and has now been killed. */
+  running: z.boolean(),
+});
+export type ProcessTerminateResult = z.infer<typeof ProcessTerminateResult>;
+
+/** `process/output`: one raw read of up to 8192 bytes. */
+export const ProcessOutputNotification = z.object({
+  processId: ProcessId,
+  seq: z.number().int().min(1),
+  stream: OutputStream,
+  chunk: Base64,
+});
+export type ProcessOutputNotification = z.infer<typeof ProcessOutputNotification>;
+
+/** `process/exited`: output may still follow with later seqs. */
+export const ProcessExitedNotification = z.object({
+  processId: ProcessId,
+  seq: z.number().int().min(1),
+  exitCode: z.number().int(),
+  /** Always set by 0.169.0; legacy executors omit it (the client then re-reads). */
+  sandboxDenied: z.boolean().nullish(),
+});
+export type ProcessExitedNotification = z.infer<typeof ProcessExitedNotification>;
+
+/** `process/closed`: always the last seq of a process. */
+export const ProcessClosedNotification = z.object({
+  processId: ProcessId,
+  seq: z.number().int().min(1),
+});
+export type ProcessClosedNotification = z.infer<typeof ProcessClosedNotification>;
