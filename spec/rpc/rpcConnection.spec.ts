@@ -292,6 +292,8 @@ describe('RpcConnection server→client requests', () => {
     expect(reason).toBeInstanceOf(ProtocolError);
     expect((reason as ProtocolError).detail).toBe('exec-server reused an in-flight request ID');
     expect(decisions.observed).toBe(false);
+    decisions.next('too late');
+    expect(client.sent).toEqual([]);
   });
 
   it('allows an id again once its answer was sent', () => {
