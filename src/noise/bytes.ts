@@ -1,0 +1,53 @@
+/** Small byte helpers shared by the Noise modules. */
+
+export const EMPTY_BYTES: Uint8Array = new Uint8Array(0);
+
+export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/** Writes `value` (a non-negative safe integer) as an unsigned 64-bit big-endian number. */
+export function writeU64BigEndian(target: Uint8Array, offset: number, value: number): void {
+  const view = new DataView(target.buffer, target.byteOffset, target.byteLength);
+  view.setUint32(offset, Math.floor(value / 0x1_0000_0000));
+  view.setUint32(offset + 4, value >>> 0);
+}
+
+/** Constant-time equality of two byte strings of public length. */
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return diff === 0;
+}
+
+/** A plain `Uint8Array` view of a Node `Buffer` (no copy), so results compare equal everywhere. */
+export function asPlainBytes(buffer: Uint8Array): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+/** Standard base64 with padding (what Rust's `base64::STANDARD` emits and accepts). */
+export function encodeBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+const BASE64_SHAPE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * Decodes canonical standard base64, or returns `undefined`. Like Rust's STANDARD engine it
+ * rejects missing or extra padding, whitespace and non-zero trailing bits.
+ */
+export function decodeCanonicalBase64(text: string): Uint8Array | undefined {
+  if (!BASE64_SHAPE.test(text)) return undefined;
+  const decoded = Buffer.from(text, 'base64');
+  if (decoded.toString('base64') !== text) return undefined;
+  return asPlainBytes(decoded);
+}

@@ -1,0 +1,59 @@
+import { writeU64BigEndian } from './bytes.js';
+import type { NoiseCryptoProvider } from './crypto-provider.js';
+
+/** Largest counter we use; Noise reserves 2^64−1, JavaScript numbers stay exact below 2^53. */
+export const MAX_NONCE = Number.MAX_SAFE_INTEGER;
+
+/** AESGCM nonce per the Noise spec: 4 zero bytes ‖ 64-bit big-endian counter. */
+export function aesGcmNonce(counter: number): Uint8Array {
+  const nonce = new Uint8Array(12);
+  writeU64BigEndian(nonce, 4, counter);
+  return nonce;
+}
+
+/**
+ * Noise `CipherState`: one AES-256-GCM key and its implicit counter. The counter only
+ * advances on success, so a failed decryption leaves the state untouched.
+ */
+export class CipherState {
+  readonly #crypto: NoiseCryptoProvider;
+  readonly #key: Uint8Array;
+  #nonce = 0;
+
+  constructor(crypto: NoiseCryptoProvider, key: Uint8Array) {
+    this.#crypto = crypto;
+    this.#key = key;
+  }
+
+  /** The counter the next encryption or decryption will use. */
+  get nonce(): number {
+    return this.#nonce;
+  }
+
+  get exhausted(): boolean {
+    return this.#nonce >= MAX_NONCE;
+  }
+
+  encryptWithAd(associatedData: Uint8Array, plaintext: Uint8Array): Uint8Array {
+    const out = this.#crypto.aes256GcmSeal(
+      this.#key,
+      aesGcmNonce(this.#nonce),
+      associatedData,
+      plaintext,
+    );
+    this.#nonce += 1;
+    return out;
+  }
+
+  /** `undefined` when authentication fails. */
+  decryptWithAd(associatedData: Uint8Array, ciphertext: Uint8Array): Uint8Array | undefined {
+    const out = this.#crypto.aes256GcmOpen(
+      this.#key,
+      aesGcmNonce(this.#nonce),
+      associatedData,
+      ciphertext,
+    );
+    if (out !== undefined) this.#nonce += 1;
+    return out;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The codex Noise channel: `Noise_hybridIK_25519+MLKEM768_AESGCM_SHA256` (clatter 2.2.0
+ * token order), pure and socket-free. The relay layer frames its messages; see
+ * spec/noise-relay.md §2–3.
+ */
+export {
+  AEAD_TAG_LENGTH,
+  HYBRID_IK_MESSAGE1_OVERHEAD,
+  HYBRID_IK_MESSAGE2_LENGTH,
+  MAX_HARNESS_KEY_AUTHORIZATION_BYTES,
+  NOISE_CHANNEL_SUITE,
+  NOISE_MAX_MESSAGE_LENGTH,
+  NOISE_PROLOGUE_DOMAIN,
+  NOISE_PROTOCOL_NAME,
+} from './constants.js';
+export type { NoiseCryptoProvider, RandomSource } from './crypto-provider.js';
+export {
+  NoiseChannelError,
+  NoiseDecryptError,
+  NoiseHandshakeError,
+  NoiseKeyGenerationError,
+  NoisePublicKeyError,
+  NoiseReplayError,
+  NoiseTransportError,
+  type NoiseHandshakeFailure,
+} from './errors.js';
+export {
+  initiatorHandshake,
+  responderHandshake,
+  type InitiatorHandshakeOptions,
+  type NoiseChannel,
+  type NoiseInitiatorHandshake,
+  type NoiseResponderHandshake,
+  type ResponderHandshakeOptions,
+} from './hybrid-ik-handshake.js';
+export {
+  NoiseChannelIdentity,
+  type NoiseIdentityGenerateOptions,
+  type NoiseIdentityOptions,
+  type NoiseIdentitySecrets,
+} from './identity.js';
+export { nobleCryptoProvider } from './noble-crypto-provider.js';
+export { nodeCryptoProvider } from './node-crypto-provider.js';
+export { prologue, type NoisePrologueParts } from './prologue.js';
+export {
+  NoiseChannelPublicKey,
+  noiseChannelPublicKeyJsonSchema,
+  type NoiseChannelPublicKeyJson,
+} from './public-key.js';
+export { TransportCipher } from './transport-cipher.js';
