@@ -1,0 +1,368 @@
+/**
+ * `ExecServerClient`: one logical exec-server session (spec/protocol.md §11) — processes,
+ * filesystem, HTTP and environment metadata — possibly spanning several transports through
+ * `resume()`. The lifecycle layer above decides when to reconnect, resume, retire or fail.
+ */
+import {
+  Observable,
+  defer,
+  finalize,
+  map,
+  of,
+  switchMap,
+  throwError,
+  timeout,
+  type SchedulerLike,
+} from 'rxjs';
+import { randomUUID } from 'node:crypto';
+import {
+  DisconnectedError,
+  DisconnectReason,
+  ErrorCode,
+  ProtocolError,
+  ServerError,
+  TimeoutError,
+  isTransportClosed,
+} from '../protocol/errors.js';
+import { EnvironmentInfoResult, EnvironmentStatusResult, type EnvironmentInfo } from '../protocol/environment.js';
+import { pathToFileUri } from '../protocol/pathUri.js';
+import {
+  ProcessStartResult,
+  type ExecEnvPolicy,
+  type ManagedNetwork,
+  type ProcessMetadata,
+  type ShellSnapshot,
+} from '../protocol/process.js';
+import type { FileSystemSandboxContext } from '../protocol/sandbox.js';
+import type { RpcConnection } from '../rpc/rpcConnection.js';
+import { formatDuration } from '../transport/formatDuration.js';
+import type { Transport } from '../transport/transport.js';
+import { FileSystemClient } from './fileSystemClient.js';
+import { HttpClient } from './httpClient.js';
+import {
+  ENVIRONMENT_INFO_TIMEOUT_MS,
+  ENVIRONMENT_STATUS_TIMEOUT_MS,
+  INITIALIZE_TIMEOUT_MS,
+} from './limits.js';
+import { ProcessHandle } from './processHandle.js';
+import {
+  SessionCore,
+  decodeResult,
+  type NetworkPolicyHandler,
+  type SessionState,
+} from './sessionCore.js';
+
+export interface ExecServerClientOptions {
+  /** Sent in `initialize`; upstream uses `codex-core` or `codex-environment`. */
+  readonly clientName: string;
+  /** Attach to an existing session instead of creating one (the same id must come back). Default null. */
+  readonly resumeSessionId?: string | null;
+  /** Budget for `initialize` + `initialized`, default 10 000 ms. */
+  readonly initializeTimeoutMs?: number;
+  /** Scheduler for every timeout (tests pass a TestScheduler). */
+  readonly scheduler?: SchedulerLike;
+  /**
+   * When true, losing the transport moves the session to `recovering` (calls wait) until
+   * `resume()` or `fail()`. When false (default), a transport loss fails the session.
+   */
+  readonly recovery?: boolean;
+  /** Answers `network/policyRequest` from the executor; without it every request is denied (`not_allowed`). */
+  readonly handleNetworkPolicyRequest?: NetworkPolicyHandler;
+}
+
+/** What to run (`process/start`, spec §6.1), with a native `cwd`. */
+export interface StartProcessOptions {
+  /** Program and arguments; `argv[0]` is resolved through the child's `PATH`. */
+  readonly argv: readonly string[];
+  /** Native absolute working directory on the executor host. */
+  readonly cwd: string;
+  /** Unique within the session; default a random UUID. */
+  readonly processId?: string;
+  /**
+   * Child environment. With `envPolicy` omitted or null, the child gets exactly `env`
+   * (no inherited `PATH`!). Default `{}`.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Start from the executor's environment filtered by this policy, then overlay `env` (§6.3). */
+  readonly envPolicy?: ExecEnvPolicy | null;
+  /** Run on an 80×24 pseudo-terminal; output then arrives as stream `pty`. Default false. */
+  readonly tty?: boolean;
+  /** Keep stdin writable without a terminal. Default false (stdin is /dev/null). */
+  readonly pipeStdin?: boolean;
+  /** Override the child's visible `argv[0]`. */
+  readonly arg0?: string | null;
+  readonly sandbox?: FileSystemSandboxContext | null;
+  readonly enforceManagedNetwork?: boolean;
+  readonly managedNetwork?: ManagedNetwork | null;
+  readonly metadata?: ProcessMetadata;
+  readonly shellSnapshot?: ShellSnapshot;
+  readonly networkProxy?: Readonly<Record<string, unknown>>;
+}
+
+export class ExecServerClient {
+  /** Filesystem of the executor host, with native paths. */
+  readonly fs: FileSystemClient;
+  /** HTTP requests sent from the executor host. */
+  readonly http: HttpClient;
+
+  private constructor(private readonly core: SessionCore) {
+    this.fs = new FileSystemClient(core);
+    this.http = new HttpClient(core);
+  }
+
+  /**
+   * Opens a session on `transport`: `initialize{clientName, resumeSessionId}`, then the
+   * `initialized` notification, within `initializeTimeoutMs` (TimeoutError "timed out waiting
+   * for exec-server initialize handshake after 10s"). Cold; unsubscribing before it emits
+   * closes the transport, and so does a failed handshake.
+   */
+  static connect(transport: Transport, options: ExecServerClientOptions): Observable<ExecServerClient> {
+    return defer(() => {
+      const core = new SessionCore({
+        clientName: options.clientName,
+        initializeTimeoutMs: options.initializeTimeoutMs ?? INITIALIZE_TIMEOUT_MS,
+        scheduler: options.scheduler,
+        recovery: options.recovery ?? false,
+        handleNetworkPolicyRequest: options.handleNetworkPolicyRequest,
+      });
+      const resumeSessionId = options.resumeSessionId ?? null;
+      const rpc = core.openRpc(transport);
+      let installed = false;
+      return core.handshake(rpc, resumeSessionId).pipe(
+        map((result) => {
+          if (resumeSessionId !== null && result.sessionId !== resumeSessionId) {
+            throw new ProtocolError(`exec-server initialized an unexpected session ${result.sessionId}`);
+          }
+          core.sessionId = result.sessionId;
+          core.environmentInfo = result.environmentInfo;
+          core.install(rpc);
+          installed = true;
+          return new ExecServerClient(core);
+        }),
+        finalize(() => {
+          if (!installed) rpc.close();
+        }),
+      );
+    });
+  }
+
+  /** The executor's session id (stable across `resume()`). */
+  get sessionId(): string {
+    return this.core.sessionId;
+  }
+
+  /** Current connection state. */
+  get state(): SessionState {
+    return this.core.state.value;
+  }
+
+  /** The state now and on every change; completes once `retired` or `failed`. */
+  get state$(): Observable<SessionState> {
+    return this.core.state.asObservable();
+  }
+
+  /**
+   * Emits each time the live transport is lost (EOF, error, protocol fault), with the
+   * reason, just before the state becomes `recovering` (or `failed` without recovery).
+   * Completes when the session ends.
+   */
+  get disconnected$(): Observable<DisconnectedError> {
+    return this.core.disconnects.asObservable();
+  }
+
+  /**
+   * `environment/info`: cached for the session's lifetime (seeded from the `initialize`
+   * result when the executor sends it); otherwise fetched with a 30 s budget.
+   */
+  environmentInfo(): Observable<EnvironmentInfo> {
+    const core = this.core;
+    return core.guard(
+      defer(() => {
+        if (core.environmentInfo !== undefined) return of(core.environmentInfo);
+        return core.awaitRpc().pipe(
+          switchMap((rpc) =>
+            rpc.request('environment/info', null).pipe(
+              map((raw) => decodeResult('environment/info', EnvironmentInfoResult, raw)),
+              timeoutAfter('environment/info', ENVIRONMENT_INFO_TIMEOUT_MS, core.options.scheduler, (error) => {
+                // A silent transport is replaced: let recovery take over (spec §11.3).
+                if (core.options.recovery) rpc.close();
+                return error;
+              }),
+            ),
+          ),
+          map((info) => {
+            core.environmentInfo ??= info;
+            return core.environmentInfo;
+          }),
+        );
+      }),
+    );
+  }
+
+  /**
+   * Live `environment/status` probe (10 s budget). Never cached, never waits for recovery:
+   * while recovering it errors with DisconnectedError("exec-server environment is recovering").
+   */
+  environmentStatus(): Observable<'ready'> {
+    const core = this.core;
+    return core.guard(
+      defer(() =>
+        core
+          .liveRpcNow()
+          .request('environment/status', null)
+          .pipe(
+            map((raw) => decodeResult('environment/status', EnvironmentStatusResult, raw).status),
+            timeoutAfter('environment/status', ENVIRONMENT_STATUS_TIMEOUT_MS, core.options.scheduler, (error) => error),
+          ),
+      ),
+    );
+  }
+
+  /**
+   * Starts a process (`process/start`). Emits the handle once the executor accepted it;
+   * events that arrive before are kept. Waits while recovering. If you unsubscribe before
+   * the handle arrives, a process that did start is terminated for you.
+   */
+  startProcess(options: StartProcessOptions): Observable<ProcessHandle> {
+    const core = this.core;
+    return core.guard(
+      defer(() => {
+        const params = buildStartParams(options);
+        return core.awaitRpc().pipe(switchMap((rpc) => this.startOn(rpc, params)));
+      }),
+    );
+  }
+
+  /**
+   * Resumes this session on a fresh transport after a loss (state `recovering`). Re-initializes
+   * with the session id, requires the same id back, catches every process up with
+   * `process/read` from its last published seq, then continues waiting `process/read` and
+   * `process/write` calls (same `writeId`) on the new transport. Errors leave the session
+   * `recovering` (retry with another transport, or `fail()`): a ServerError -32010 ("already
+   * attached") is worth retrying, `unknown session id` (-32600) is not — see
+   * `isRetryableResumeError`.
+   */
+  resume(transport: Transport): Observable<void> {
+    return this.core.resume(transport);
+  }
+
+  /**
+   * Retires the session because another executor session replaced it (spec §16): marks it
+   * `retired`, fails every pending call and process start with DisconnectedError(message),
+   * closes the transport, then fails process handles and HTTP body streams. Every observable
+   * of this client, including ones subscribed later and results that already arrived,
+   * errors with that DisconnectedError. Idempotent.
+   */
+  retire(message: string = DisconnectReason.executorReplaced): void {
+    this.core.terminate('retired', new DisconnectedError(message));
+  }
+
+  /**
+   * Ends the session as failed (e.g. recovery gave up): same cleanup order as `retire`, with
+   * state `failed`. Idempotent; an earlier retirement or failure wins.
+   */
+  fail(message: string): void {
+    this.core.terminate('failed', new DisconnectedError(message));
+  }
+
+  /** Closes the session deliberately; equivalent to `fail('exec-server client was closed')`. */
+  close(): void {
+    this.fail('exec-server client was closed');
+  }
+
+  private startOn(rpc: RpcConnection, params: StartParams): Observable<ProcessHandle> {
+    const core = this.core;
+    return new Observable<ProcessHandle>((subscriber) => {
+      const record = core.register(params.processId);
+      let callerGone = false;
+      let delivered = false;
+      // Detached from the caller: a start that succeeds after the caller left must still be
+      // cleaned up, so the request is not cancelled by unsubscribing.
+      rpc
+        .request('process/start', params)
+        .pipe(map((raw) => decodeResult('process/start', ProcessStartResult, raw)))
+        .subscribe({
+          next: (result) => {
+            if (core.terminalError !== undefined) return;
+            if (callerGone) {
+              core.terminateInBackground(record);
+              return;
+            }
+            record.recoverable = true;
+            delivered = true;
+            subscriber.next(new ProcessHandle(core, record, result.sandboxType ?? null));
+            subscriber.complete();
+          },
+          error: (error: unknown) => {
+            if (isTransportClosed(error) && core.terminalError === undefined) {
+              // The process may have started before the transport dropped.
+              core.terminateInBackground(record);
+            } else {
+              core.unregister(record);
+            }
+            subscriber.error(error);
+          },
+        });
+      return () => {
+        if (!delivered) callerGone = true;
+      };
+    });
+  }
+}
+
+/**
+ * True for resume errors worth another attempt on a fresh transport: transport loss,
+ * initialize timeout, and -32010 (the executor still holds the old connection).
+ */
+export function isRetryableResumeError(error: unknown): boolean {
+  return (
+    isTransportClosed(error) ||
+    error instanceof TimeoutError ||
+    (error instanceof ServerError && error.code === ErrorCode.sessionAlreadyAttached)
+  );
+}
+
+type StartParams = ReturnType<typeof buildStartParams>;
+
+function buildStartParams(options: StartProcessOptions) {
+  return {
+    processId: options.processId ?? randomUUID(),
+    ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+    argv: [...options.argv],
+    cwd: pathToFileUri(options.cwd),
+    envPolicy: options.envPolicy ?? null,
+    ...(options.shellSnapshot === undefined ? {} : { shellSnapshot: options.shellSnapshot }),
+    env: { ...(options.env ?? {}) },
+    tty: options.tty ?? false,
+    pipeStdin: options.pipeStdin ?? false,
+    arg0: options.arg0 ?? null,
+    sandbox: options.sandbox ?? null,
+    enforceManagedNetwork: options.enforceManagedNetwork ?? false,
+    managedNetwork: options.managedNetwork ?? null,
+    ...(options.networkProxy === undefined ? {} : { networkProxy: options.networkProxy }),
+  };
+}
+
+/** `RpcTimedOut` (spec §17.1): "exec-server protocol error: timed out waiting for exec-server `<m>` response after <t>". */
+function timeoutAfter<T>(
+  method: string,
+  ms: number,
+  scheduler: SchedulerLike | undefined,
+  onTimeout: (error: TimeoutError) => TimeoutError,
+): (source: Observable<T>) => Observable<T> {
+  return (source) =>
+    source.pipe(
+      timeout({
+        first: ms,
+        ...(scheduler ? { scheduler } : {}),
+        with: () =>
+          throwError(() =>
+            onTimeout(
+              new TimeoutError(
+                `exec-server protocol error: timed out waiting for exec-server \`${method}\` response after ${formatDuration(ms)}`,
+              ),
+            ),
+          ),
+      }),
+    );
+}

@@ -1,0 +1,230 @@
+/**
+ * The executor's filesystem (`fs/*`, spec/protocol.md §7) with native absolute paths.
+ * Paths are converted to `file:` URIs on the way out and back on the way in. A missing path
+ * (`-32004`) errors with NotFoundError naming the path; other executor errors are ServerError
+ * with the executor's message verbatim.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  EMPTY,
+  Observable,
+  catchError,
+  concat,
+  defer,
+  expand,
+  filter,
+  finalize,
+  ignoreElements,
+  map,
+  takeWhile,
+  tap,
+  throwError,
+} from 'rxjs';
+import type { z } from 'zod';
+import { decodeBase64, encodeBase64 } from '../protocol/base64.js';
+import { ErrorCode, NotFoundError, ProtocolError, ServerError } from '../protocol/errors.js';
+import {
+  FsCanonicalizeResult,
+  FsCloseResult,
+  FsCopyResult,
+  FsCreateDirectoryResult,
+  FsGetMetadataResult,
+  FsOpenResult,
+  FsReadBlockResult,
+  FsReadDirectoryResult,
+  FsReadFileResult,
+  FsRemoveResult,
+  FsWalkResult,
+  FsWriteFileResult,
+  type FsReadDirectoryEntry,
+  type FsWalkEntryKind,
+  type FsWalkOptions,
+} from '../protocol/fs.js';
+import type { FileSystemSandboxContext } from '../protocol/sandbox.js';
+import { fileUriToPath, pathToFileUri } from '../protocol/pathUri.js';
+import { FILE_READ_CHUNK_SIZE } from './limits.js';
+import type { SessionCore } from './sessionCore.js';
+
+/** `fs/getMetadata`: `isSymlink` describes the link itself, the rest follow it. */
+export type FileMetadata = FsGetMetadataResult;
+/** One `fs/readDirectory` entry (broken symlinks are skipped by the executor). */
+export type DirectoryEntry = FsReadDirectoryEntry;
+
+/** Options every call accepts. */
+export interface FsCallOptions {
+  /** Run under this sandbox context (opaque, spec §7.11); default none. */
+  readonly sandbox?: FileSystemSandboxContext;
+}
+
+/** One `fs/walk` result entry with a native path. */
+export interface WalkEntry {
+  readonly path: string;
+  readonly kind: FsWalkEntryKind;
+}
+
+/** `fs/walk` outcome with native paths. */
+export interface WalkOutcome {
+  readonly entries: readonly WalkEntry[];
+  readonly errors: readonly { readonly path: string; readonly message: string }[];
+  readonly truncated: boolean;
+}
+
+export class FileSystemClient {
+  /** @internal Created by ExecServerClient. */
+  constructor(private readonly core: SessionCore) {}
+
+  /** Whole file contents (`fs/readFile`, up to 512 MiB; use `readFileStream` for big files). */
+  readFile(path: string, options: FsCallOptions = {}): Observable<Uint8Array> {
+    return this.fsCall('fs/readFile', path, (uri) => ({ path: uri, sandbox: sandboxOf(options) }), FsReadFileResult).pipe(
+      map(({ dataBase64 }) => decodeBase64(dataBase64)),
+    );
+  }
+
+  /** Creates or truncates a file (`fs/writeFile`). A missing parent directory is NotFoundError. */
+  writeFile(path: string, data: Uint8Array | string, options: FsCallOptions = {}): Observable<void> {
+    return this.fsCall(
+      'fs/writeFile',
+      path,
+      (uri) => ({ path: uri, dataBase64: encodeBase64(data), sandbox: sandboxOf(options) }),
+      FsWriteFileResult,
+    ).pipe(map(() => undefined));
+  }
+
+  /** `mkdir` (`recursive` defaults to true on the executor: `mkdir -p`). */
+  createDirectory(path: string, options: FsCallOptions & { readonly recursive?: boolean } = {}): Observable<void> {
+    return this.fsCall(
+      'fs/createDirectory',
+      path,
+      (uri) => ({ path: uri, recursive: options.recursive ?? null, sandbox: sandboxOf(options) }),
+      FsCreateDirectoryResult,
+    ).pipe(map(() => undefined));
+  }
+
+  /** Type, size and times (`fs/getMetadata`). */
+  getMetadata(path: string, options: FsCallOptions = {}): Observable<FileMetadata> {
+    return this.fsCall('fs/getMetadata', path, (uri) => ({ path: uri, sandbox: sandboxOf(options) }), FsGetMetadataResult);
+  }
+
+  /** `realpath` on the executor, as a native path. */
+  canonicalize(path: string, options: FsCallOptions = {}): Observable<string> {
+    return this.fsCall('fs/canonicalize', path, (uri) => ({ path: uri, sandbox: sandboxOf(options) }), FsCanonicalizeResult).pipe(
+      map((result) => fileUriToPath(result.path)),
+    );
+  }
+
+  /** Directory entries in OS order (`fs/readDirectory`). */
+  readDirectory(path: string, options: FsCallOptions = {}): Observable<readonly DirectoryEntry[]> {
+    return this.fsCall('fs/readDirectory', path, (uri) => ({ path: uri, sandbox: sandboxOf(options) }), FsReadDirectoryResult).pipe(
+      map((result) => result.entries),
+    );
+  }
+
+  /**
+   * Removes a file, link or directory (`fs/remove`). `recursive` and `force` default to true
+   * on the executor: a missing path is then not an error.
+   */
+  remove(path: string, options: FsCallOptions & { readonly recursive?: boolean; readonly force?: boolean } = {}): Observable<void> {
+    return this.fsCall(
+      'fs/remove',
+      path,
+      (uri) => ({ path: uri, recursive: options.recursive ?? null, force: options.force ?? null, sandbox: sandboxOf(options) }),
+      FsRemoveResult,
+    ).pipe(map(() => undefined));
+  }
+
+  /** Copies a file, link or (with `recursive: true`) directory tree (`fs/copy`). */
+  copy(sourcePath: string, destinationPath: string, options: FsCallOptions & { readonly recursive?: boolean } = {}): Observable<void> {
+    return this.fsCall(
+      'fs/copy',
+      sourcePath,
+      (uri) => ({
+        sourcePath: uri,
+        destinationPath: pathToFileUri(destinationPath),
+        recursive: options.recursive ?? false,
+        sandbox: sandboxOf(options),
+      }),
+      FsCopyResult,
+    ).pipe(map(() => undefined));
+  }
+
+  /** Breadth-first listing under `path` (`fs/walk`), limits as in spec §7.7. */
+  walk(path: string, walkOptions: FsWalkOptions, options: FsCallOptions = {}): Observable<WalkOutcome> {
+    return this.fsCall('fs/walk', path, (uri) => ({ path: uri, options: walkOptions, sandbox: sandboxOf(options) }), FsWalkResult).pipe(
+      map((result) => ({
+        entries: result.entries.map((entry) => ({ path: fileUriToPath(entry.path), kind: entry.kind })),
+        errors: result.errors.map((error) => ({ path: fileUriToPath(error.path), message: error.message })),
+        truncated: result.truncated,
+      })),
+    );
+  }
+
+  /**
+   * Streams a file in 1 MiB blocks (`fs/open` + `fs/readBlock` + `fs/close`), for files too
+   * big for one message. The handle is closed at EOF, on error and on unsubscribe. Handles
+   * belong to one transport: a transport loss ends the stream with DisconnectedError.
+   */
+  readFileStream(path: string, options: FsCallOptions = {}): Observable<Uint8Array> {
+    return defer(() => {
+      const handleId = randomUUID().replaceAll('-', '');
+      let opened = false;
+      const readFrom = (offset: number): Observable<{ bytes: Uint8Array; eof: boolean; offset: number }> =>
+        this.core.call('fs/readBlock', { handleId, offset, len: FILE_READ_CHUNK_SIZE }, FsReadBlockResult).pipe(
+          map((block) => {
+            const bytes = decodeBase64(block.chunk);
+            if (bytes.byteLength === 0 && !block.eof) {
+              throw new ProtocolError(`fs/readBlock returned an empty block before EOF for ${path}`);
+            }
+            return { bytes, eof: block.eof, offset: offset + bytes.byteLength };
+          }),
+        );
+      const open = this.fsCall(
+        'fs/open',
+        path,
+        (uri) => ({ handleId, path: uri, mode: 'read', sandbox: sandboxOf(options) }),
+        FsOpenResult,
+      );
+      return concat(
+        open.pipe(
+          tap(() => {
+            opened = true;
+          }),
+          ignoreElements(),
+        ),
+        readFrom(0).pipe(
+          expand((block) => (block.eof ? EMPTY : readFrom(block.offset))),
+          takeWhile((block) => !block.eof, true),
+          filter((block) => block.bytes.byteLength > 0),
+          map((block) => block.bytes),
+        ),
+      ).pipe(
+        finalize(() => {
+          if (opened && this.core.terminalError === undefined) {
+            this.core.call('fs/close', { handleId }, FsCloseResult).pipe(catchError(() => EMPTY)).subscribe();
+          }
+        }),
+      );
+    });
+  }
+
+  /** One fs call: native path → URI, typed not-found errors. */
+  private fsCall<S extends z.ZodType>(
+    method: string,
+    path: string,
+    buildParams: (uri: string) => unknown,
+    schema: S,
+  ): Observable<z.output<S>> {
+    return defer(() => this.core.call(method, buildParams(pathToFileUri(path)), schema)).pipe(
+      catchError((error: unknown) =>
+        throwError(() =>
+          error instanceof ServerError && error.code === ErrorCode.notFound && !(error instanceof NotFoundError)
+            ? new NotFoundError(error.serverMessage, path)
+            : error,
+        ),
+      ),
+    );
+  }
+}
+
+function sandboxOf(options: FsCallOptions): FileSystemSandboxContext | null {
+  return options.sandbox ?? null;
+}
