@@ -1,0 +1,197 @@
+/**
+ * The two ways the executor runs a program (spec §6.2): plain pipes, or a pseudo-terminal of
+ * 80×24. Both make the child the leader of a new session/process group so signals reach the
+ * whole tree (`process.kill(-pid, …)`). Callers see one small interface either way.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { spawn as spawnPty } from '@lydell/node-pty';
+
+export type OutputStream = 'stdout' | 'stderr' | 'pty';
+
+export interface ChildEvents {
+  output(stream: OutputStream, bytes: Buffer): void;
+  /** The process was reaped; `exitCode` follows the binary's conventions. */
+  exit(exitCode: number): void;
+  /** Every output stream reached EOF. May come before or after `exit`. */
+  streamsEnded(): void;
+}
+
+export interface RunningChild {
+  readonly pid: number;
+  readonly tty: boolean;
+  /** null when the child has no writable stdin (pipe mode without `pipeStdin`). */
+  readonly stdin: { write(bytes: Buffer): boolean } | null;
+  /** Sends a signal to the child's whole process group; throws the OS error. */
+  signalGroup(signal: NodeJS.Signals): void;
+}
+
+export interface SpawnRequest {
+  argv: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  arg0: string | null;
+  tty: boolean;
+  pipeStdin: boolean;
+}
+
+/** Output is delivered in blocks of at most this many bytes, like the Rust reader. */
+export const OUTPUT_BLOCK_BYTES = 8192;
+
+function forEachBlock(bytes: Buffer, deliver: (block: Buffer) => void): void {
+  for (let offset = 0; offset < bytes.length; offset += OUTPUT_BLOCK_BYTES) {
+    deliver(bytes.subarray(offset, offset + OUTPUT_BLOCK_BYTES));
+  }
+}
+
+function signalGroupOf(pid: number): (signal: NodeJS.Signals) => void {
+  return (signal) => {
+    try {
+      process.kill(-pid, signal);
+    } catch (error) {
+      // The group may already be gone; a lone leader can still be signalled directly.
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      try {
+        process.kill(pid, signal);
+      } catch {
+        /* already reaped */
+      }
+    }
+  };
+}
+
+function systemError(code: 'ENOENT' | 'EACCES', syscall: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`${syscall} ${code}`);
+  error.code = code;
+  return error;
+}
+
+/** Resolves a program the way `execvp` does, through the child's PATH. */
+function resolveProgram(program: string, cwd: string, env: Record<string, string>): string {
+  const candidates = program.includes('/')
+    ? [isAbsolute(program) ? program : resolve(cwd, program)]
+    : (env.PATH ?? '/usr/bin:/bin')
+        .split(delimiter)
+        .map((dir) => join(dir === '' ? '.' : dir, program));
+  let denied = false;
+  for (const candidate of candidates) {
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, fsConstants.X_OK);
+      return candidate;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EACCES') denied = true;
+    }
+  }
+  throw systemError(denied ? 'EACCES' : 'ENOENT', 'spawn');
+}
+
+function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<RunningChild> {
+  const [program, ...args] = request.argv as [string, ...string[]];
+  const child = spawn(program, args, {
+    cwd: request.cwd,
+    env: request.env,
+    argv0: request.arg0 ?? undefined,
+    detached: true,
+    stdio: [request.pipeStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolvePromise, reject) => {
+    child.once('error', reject);
+    child.once('spawn', () => {
+      child.off('error', reject);
+      child.on('error', () => undefined);
+      const pid = child.pid as number;
+      let openStreams = 2;
+      const streamEnded = (): void => {
+        openStreams -= 1;
+        if (openStreams === 0) events.streamsEnded();
+      };
+      for (const [stream, readable] of [
+        ['stdout', child.stdout],
+        ['stderr', child.stderr],
+      ] as const) {
+        readable?.on('data', (bytes: Buffer) =>
+          forEachBlock(bytes, (block) => events.output(stream, block)),
+        );
+        readable?.once('close', streamEnded);
+      }
+      child.once('exit', (code, signal) => {
+        const signalNumber = signal
+          ? (osConstants.signals as Record<string, number>)[signal]
+          : undefined;
+        events.exit(code ?? (signalNumber !== undefined ? 128 + signalNumber : -1));
+      });
+      const stdin = child.stdin;
+      stdin?.on('error', () => undefined);
+      resolvePromise({
+        pid,
+        tty: false,
+        stdin: stdin
+          ? {
+              write: (bytes) => {
+                if (stdin.destroyed || stdin.writableEnded) return false;
+                stdin.write(bytes);
+                return true;
+              },
+            }
+          : null,
+        signalGroup: signalGroupOf(pid),
+      });
+    });
+  });
+}
+
+function spawnTerminal(request: SpawnRequest, events: ChildEvents): Promise<RunningChild> {
+  // On the PTY path the executed program is `arg0 ?? argv[0]` (a quirk of the Rust executor).
+  const program = request.arg0 ?? (request.argv[0] as string);
+  statSync(request.cwd); // a missing cwd is a spawn error, as with pipes
+  resolveProgram(program, request.cwd, request.env);
+  // node-pty always injects TERM and PWD; `env -u` removes them again unless the caller set them.
+  const unset = ['TERM', 'PWD']
+    .filter((name) => !(name in request.env))
+    .flatMap((name) => ['-u', name]);
+  const terminal = spawnPty('/usr/bin/env', [...unset, '--', program, ...request.argv.slice(1)], {
+    cols: 80,
+    rows: 24,
+    cwd: request.cwd,
+    env: request.env,
+    encoding: null,
+  });
+  terminal.onData((data) =>
+    forEachBlock(Buffer.from(data as unknown as Uint8Array), (block) =>
+      events.output('pty', block),
+    ),
+  );
+  terminal.onExit(({ exitCode, signal }) => {
+    // portable-pty reports death by signal as exit code 1.
+    events.exit(signal ? 1 : exitCode);
+    events.streamsEnded();
+  });
+  let alive = true;
+  terminal.onExit(() => {
+    alive = false;
+  });
+  return Promise.resolve({
+    pid: terminal.pid,
+    tty: true,
+    stdin: {
+      write: (bytes) => {
+        if (!alive) return false;
+        terminal.write(bytes as unknown as string);
+        return true;
+      },
+    },
+    signalGroup: signalGroupOf(terminal.pid),
+  });
+}
+
+/** Starts the program; rejects with the OS error when it cannot be started. */
+export function spawnChild(request: SpawnRequest, events: ChildEvents): Promise<RunningChild> {
+  try {
+    return request.tty ? spawnTerminal(request, events) : spawnPipes(request, events);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}

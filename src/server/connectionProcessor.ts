@@ -1,0 +1,188 @@
+/**
+ * Serves one connection (spec §3): classifies inbound JSON texts, answers malformed input with
+ * an `id: -1` error and keeps going, gates everything behind `initialize` + `initialized`,
+ * dispatches requests, and closes the connection on an unknown notification or an unexpected
+ * client response (as the 0.169.0 binary does). When the transport ends the session detaches.
+ *
+ * Ordering: messages are taken strictly in arrival order. Until `initialized` each request is
+ * finished before the next message is looked at; afterwards requests run concurrently, so a
+ * long `process/read` or `http/request` never delays `process/terminate` (spec §3.3).
+ */
+import type { Subscription } from 'rxjs';
+import { classifyMessage, type RequestId } from '../protocol/jsonrpc.js';
+import { ErrorCode } from '../protocol/errors.js';
+import type { Transport } from '../transport/transport.js';
+import { environmentInfo } from './environmentInfo.js';
+import { FileHandleTable } from './fileHandles.js';
+import { HttpRequests } from './httpRequests.js';
+import { jsonSyntaxError } from './jsonSyntax.js';
+import { METHODS, type HandlerContext } from './methods.js';
+import { InitializeParams, decodeParams } from './params.js';
+import { RpcFailure } from './rpcFailure.js';
+import type { Session, SessionOwner, SessionRegistry } from './sessionRegistry.js';
+
+export interface ConnectionOptions {
+  readonly registry: SessionRegistry;
+  /**
+   * Start of the malformed-input message, e.g. `failed to parse websocket JSON-RPC message
+   * from exec-server websocket 127.0.0.1:5123` or `failed to parse JSON-RPC message from
+   * exec-server stdio`.
+   */
+  readonly parseErrorPrefix: string;
+}
+
+export class ConnectionProcessor implements SessionOwner {
+  private session: Session | undefined;
+  private initializeDone = false;
+  private initialized = false;
+  private closed = false;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly subscription: Subscription;
+  private readonly fileHandles = new FileHandleTable();
+  private readonly http: HttpRequests;
+  private resolveDone!: () => void;
+  /** Resolves once the connection has ended and its session is detached. */
+  readonly done: Promise<void> = new Promise((resolve) => (this.resolveDone = resolve));
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: ConnectionOptions,
+  ) {
+    this.http = new HttpRequests((method, params) => this.sendNotification(method, params));
+    this.subscription = transport.incoming$.subscribe({
+      next: (text) => {
+        this.queue = this.queue.then(() => this.handleText(text)).catch(() => this.finish());
+      },
+      error: () => void this.finish(),
+      complete: () => void this.finish(),
+    });
+  }
+
+  /** Ends the connection: closes the transport and detaches the session. */
+  close(): void {
+    void this.finish();
+  }
+
+  sendNotification(method: string, params: unknown): void {
+    this.write({ method, params });
+  }
+
+  private write(message: object): void {
+    if (!this.closed) this.transport.send(JSON.stringify(message));
+  }
+
+  private replyError(id: RequestId, failure: RpcFailure): void {
+    this.write({ error: { code: failure.code, message: failure.message }, id });
+  }
+
+  private async handleText(text: string): Promise<void> {
+    if (this.closed) return;
+    // Step 1 of spec §3.2: a session taken over by another connection ends this one.
+    if (this.session && this.session.owner !== this) return this.finish();
+    const syntax = jsonSyntaxError(text);
+    const message = syntax === undefined ? classifyMessage(JSON.parse(text)) : undefined;
+    if (!message) {
+      const detail = syntax ?? 'expected a JSON-RPC object';
+      this.replyError(-1, RpcFailure.invalidRequest(`${this.options.parseErrorPrefix}: ${detail}`));
+      return;
+    }
+    switch (message.kind) {
+      case 'request': {
+        const handling = this.handleRequest(message.id, message.method, message.params);
+        // Before the handshake completes, requests are strictly sequential.
+        if (!this.initialized) await handling;
+        return;
+      }
+      case 'notification':
+        if (
+          message.method === 'initialized' &&
+          this.initializeDone &&
+          this.session?.owner === this
+        ) {
+          this.initialized = true;
+          return;
+        }
+        return this.finish();
+      default:
+        // This executor never sends requests to the client, so no response is expected.
+        return this.finish();
+    }
+  }
+
+  private async handleRequest(id: RequestId, method: string, params: unknown): Promise<void> {
+    try {
+      const result =
+        method === 'initialize' ? this.initialize(params) : await this.dispatch(method, params);
+      this.write({ id, result });
+    } catch (error) {
+      const failure =
+        error instanceof RpcFailure
+          ? error
+          : RpcFailure.internal(error instanceof Error ? error.message : String(error));
+      this.replyError(id, failure);
+    }
+  }
+
+  private initialize(rawParams: unknown): { sessionId: string; environmentInfo: unknown } {
+    const params = decodeParams(InitializeParams, rawParams);
+    if (this.initializeDone)
+      throw RpcFailure.invalidRequest('initialize may only be sent once per connection');
+    const { registry } = this.options;
+    // A failed resume leaves the connection free to try initialize again.
+    this.session = params.resumeSessionId
+      ? registry.resume(params.resumeSessionId, this)
+      : registry.create(this);
+    this.initializeDone = true;
+    return { sessionId: this.session.id, environmentInfo: environmentInfo() };
+  }
+
+  private async dispatch(method: string, rawParams: unknown): Promise<unknown> {
+    const spec = METHODS.get(method);
+    if (!spec) {
+      throw new RpcFailure(
+        ErrorCode.methodNotFound,
+        `exec-server stub does not implement \`${method}\` yet`,
+      );
+    }
+    const params = decodeParams(spec.schema, rawParams);
+    if (!this.initializeDone || !this.session) {
+      throw RpcFailure.invalidRequest(
+        `client must call initialize before using ${spec.family} methods`,
+      );
+    }
+    if (this.session.owner !== this)
+      throw RpcFailure.invalidRequest('session has been resumed by another connection');
+    if (!this.initialized) {
+      throw RpcFailure.invalidRequest(
+        `client must send initialized before using ${spec.family} methods`,
+      );
+    }
+    const session = this.session;
+    const context: HandlerContext = {
+      processes: session.processes,
+      fileHandles: this.fileHandles,
+      http: this.http,
+      stillAttached: () => session.owner === this,
+    };
+    return spec.run(context, params);
+  }
+
+  private async finish(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.subscription?.unsubscribe();
+    this.transport.close();
+    this.http.close();
+    if (this.session) this.options.registry.detach(this.session, this);
+    await this.fileHandles.closeAll();
+    this.resolveDone();
+  }
+}
+
+/** Serves one transport until it ends; resolves when the connection is gone. */
+export function serveConnection(
+  transport: Transport,
+  options: ConnectionOptions,
+): ConnectionProcessor {
+  return new ConnectionProcessor(transport, options);
+}

@@ -1,0 +1,58 @@
+/**
+ * The transport-independent executor: one session registry shared by every connection handed
+ * to it. The listeners (WebSocket, stdio) and, later, the Noise relay feed it transports.
+ */
+import type { Transport } from '../transport/transport.js';
+import { ConnectionProcessor } from './connectionProcessor.js';
+import { DETACHED_SESSION_TTL_MS, SessionRegistry } from './sessionRegistry.js';
+
+export interface ExecutorOptions {
+  /** How long a session survives without a connection. Default 30 s. */
+  detachedSessionTtlMs?: number;
+}
+
+export interface Executor {
+  /**
+   * Serves one connection. `peerLabel` names the peer in malformed-input errors, e.g.
+   * `exec-server websocket 127.0.0.1:5123` (WebSocket wording) or `exec-server stdio`.
+   */
+  serveTransport(transport: Transport, peerLabel: string): ConnectionProcessor;
+  /** Number of live sessions (attached or detached). */
+  readonly sessionCount: number;
+  /** Closes every connection and kills every process of every session. */
+  shutdown(): Promise<void>;
+}
+
+/** Malformed-input prefix per transport kind, as the binary words it. */
+export function parseErrorPrefix(peerLabel: string): string {
+  return peerLabel.startsWith('exec-server websocket')
+    ? `failed to parse websocket JSON-RPC message from ${peerLabel}`
+    : `failed to parse JSON-RPC message from ${peerLabel}`;
+}
+
+export function createExecutor(options: ExecutorOptions = {}): Executor {
+  const registry = new SessionRegistry(options.detachedSessionTtlMs ?? DETACHED_SESSION_TTL_MS);
+  const connections = new Set<ConnectionProcessor>();
+  return {
+    serveTransport(transport, peerLabel) {
+      const connection = new ConnectionProcessor(transport, {
+        registry,
+        parseErrorPrefix: parseErrorPrefix(peerLabel),
+      });
+      connections.add(connection);
+      void connection.done.then(() => connections.delete(connection));
+      return connection;
+    },
+    get sessionCount() {
+      return registry.size;
+    },
+    async shutdown() {
+      const closing = [...connections].map((connection) => {
+        connection.close();
+        return connection.done;
+      });
+      await Promise.all(closing);
+      registry.shutdown();
+    },
+  };
+}

@@ -1,0 +1,8 @@
+/** The TypeScript executor: a wire-compatible `codex exec-server`. */
+export { startExecServer, parseListenUrl, DEFAULT_LISTEN_URL } from './execServer.js';
+export type { ExecServer, ExecServerOptions, ListenAddress } from './execServer.js';
+export { createExecutor } from './executor.js';
+export type { Executor, ExecutorOptions } from './executor.js';
+export type { ConnectionProcessor } from './connectionProcessor.js';
+export { environmentInfo, EXECUTOR_CAPABILITIES } from './environmentInfo.js';
+export type { EnvironmentInfo } from './environmentInfo.js';

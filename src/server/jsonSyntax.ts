@@ -1,0 +1,178 @@
+/**
+ * A JSON syntax check that words its errors like serde_json (`expected ident at line 1 column
+ * 2`), so malformed-input replies match the Rust executor's text. It also refuses duplicate
+ * object keys, which the executor's bounded decoder rejects and `JSON.parse` would silently
+ * merge. Returns `undefined` when the text is valid JSON.
+ */
+/** serde_json's default recursion limit. */
+const MAX_NESTING = 128;
+
+class SyntaxFailure extends Error {
+  constructor(
+    readonly reason: string,
+    readonly position: number,
+  ) {
+    super(reason);
+  }
+}
+
+export function jsonSyntaxError(text: string): string | undefined {
+  let pos = 0;
+  let depth = 0;
+  const fail = (reason: string, at = pos): never => {
+    throw new SyntaxFailure(reason, at);
+  };
+  const skipWhitespace = (): void => {
+    while (pos < text.length && ' \t\n\r'.includes(text[pos] as string)) pos += 1;
+  };
+  const literal = (word: string): void => {
+    for (const char of word) {
+      if (pos >= text.length) fail('EOF while parsing a value');
+      if (text[pos] !== char) fail('expected ident');
+      pos += 1;
+    }
+  };
+  const digits = (): number => {
+    const start = pos;
+    while (pos < text.length && /[0-9]/.test(text[pos] as string)) pos += 1;
+    return pos - start;
+  };
+  const number = (): void => {
+    if (text[pos] === '-') pos += 1;
+    if (pos >= text.length) fail('EOF while parsing a value');
+    if (text[pos] === '0') pos += 1;
+    else if (digits() === 0) fail('invalid number');
+    if (text[pos] === '.') {
+      pos += 1;
+      if (digits() === 0) fail(pos >= text.length ? 'EOF while parsing a value' : 'invalid number');
+    }
+    if (text[pos] === 'e' || text[pos] === 'E') {
+      pos += 1;
+      if (text[pos] === '+' || text[pos] === '-') pos += 1;
+      if (digits() === 0) fail(pos >= text.length ? 'EOF while parsing a value' : 'invalid number');
+    }
+  };
+  /** Parses a string starting at the opening quote; returns its raw body. */
+  const string = (): string => {
+    const start = pos + 1;
+    pos += 1;
+    for (;;) {
+      if (pos >= text.length) fail('EOF while parsing a string');
+      const char = text[pos] as string;
+      if (char === '"') {
+        pos += 1;
+        return text.slice(start, pos - 1);
+      }
+      if (char.charCodeAt(0) < 0x20)
+        fail('control character (\\u0000-\\u001F) found while parsing a string');
+      if (char === '\\') {
+        pos += 1;
+        if (pos >= text.length) fail('EOF while parsing a string');
+        const escape = text[pos] as string;
+        if (escape === 'u') {
+          for (let index = 1; index <= 4; index += 1) {
+            if (pos + index >= text.length) fail('EOF while parsing a string', text.length);
+            if (!/[0-9a-fA-F]/.test(text[pos + index] as string))
+              fail('invalid escape', pos + index);
+          }
+          pos += 4;
+        } else if (!'"\\/bfnrt'.includes(escape)) {
+          fail('invalid escape');
+        }
+      }
+      pos += 1;
+    }
+  };
+  const value = (): void => {
+    skipWhitespace();
+    if (pos >= text.length) fail('EOF while parsing a value');
+    const char = text[pos] as string;
+    if (char === '{' || char === '[') {
+      depth += 1;
+      if (depth > MAX_NESTING) fail('recursion limit exceeded', pos + 1);
+      if (char === '{') object();
+      else list();
+      depth -= 1;
+      return;
+    }
+    if (char === '"') {
+      string();
+      return;
+    }
+    if (char === 'n') return literal('null');
+    if (char === 't') return literal('true');
+    if (char === 'f') return literal('false');
+    if (char === '-' || /[0-9]/.test(char)) return number();
+    fail('expected value');
+  };
+  const object = (): void => {
+    pos += 1;
+    const keys = new Set<string>();
+    skipWhitespace();
+    if (text[pos] === '}') {
+      pos += 1;
+      return;
+    }
+    for (;;) {
+      skipWhitespace();
+      if (pos >= text.length) fail('EOF while parsing an object');
+      if (text[pos] !== '"')
+        fail(text[pos] === '}' && keys.size > 0 ? 'trailing comma' : 'key must be a string');
+      const key = string();
+      if (keys.has(key)) fail(`duplicate JSON object key \`${key}\``, pos - 1);
+      keys.add(key);
+      skipWhitespace();
+      if (pos >= text.length) fail('EOF while parsing an object');
+      if (text[pos] !== ':') fail('expected `:`');
+      pos += 1;
+      value();
+      skipWhitespace();
+      if (pos >= text.length) fail('EOF while parsing an object');
+      if (text[pos] === '}') {
+        pos += 1;
+        return;
+      }
+      if (text[pos] !== ',') fail('expected `,` or `}`');
+      pos += 1;
+    }
+  };
+  const list = (): void => {
+    pos += 1;
+    skipWhitespace();
+    if (text[pos] === ']') {
+      pos += 1;
+      return;
+    }
+    for (;;) {
+      value();
+      skipWhitespace();
+      if (pos >= text.length) fail('EOF while parsing a list');
+      if (text[pos] === ']') {
+        pos += 1;
+        return;
+      }
+      if (text[pos] !== ',') fail('expected `,` or `]`');
+      pos += 1;
+      skipWhitespace();
+      if (text[pos] === ']') fail('trailing comma');
+    }
+  };
+  try {
+    value();
+    skipWhitespace();
+    if (pos < text.length) fail('trailing characters');
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof SyntaxFailure)) throw error;
+    return `${error.reason} at ${lineAndColumn(text, error.position)}`;
+  }
+}
+
+/** serde_json's position: 1-based line, column of the offending character (0 at a line start EOF). */
+function lineAndColumn(text: string, position: number): string {
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  const lineStart = before.lastIndexOf('\n');
+  const column = position < text.length ? position - lineStart : position - lineStart - 1;
+  return `line ${line} column ${column}`;
+}

@@ -1,0 +1,218 @@
+/**
+ * One running (or finished, still retained) process of a session: the per-process `seq`
+ * counter shared by output, exit and close (spec §6.4), the 1 MiB replay buffer (§6.5),
+ * `process/read` snapshots (§6.6), and the stdin `writeId` de-duplication (§6.7).
+ */
+import type { ChildEvents, OutputStream, RunningChild } from './childProcess.js';
+
+export const RETAINED_OUTPUT_BYTES = 1024 * 1024;
+export const RETAINED_OUTPUT_CHUNKS = 50_000;
+export const REMEMBERED_WRITE_IDS = 4096;
+/** How long an exit waits for the pipes to drain, so output written before exit gets earlier seqs. */
+const EXIT_DRAIN_GRACE_MS = 50;
+
+export type ProcessEvent =
+  | { kind: 'output'; seq: number; stream: OutputStream; chunk: Buffer }
+  | { kind: 'exited'; seq: number; exitCode: number }
+  | { kind: 'closed'; seq: number };
+
+export interface RetainedChunk {
+  seq: number;
+  stream: OutputStream;
+  chunk: Buffer;
+}
+
+export interface ReadSnapshot {
+  chunks: RetainedChunk[];
+  nextSeq: number;
+  exited: boolean;
+  exitCode: number | null;
+  closed: boolean;
+}
+
+export type WriteStatus = 'accepted' | 'stdinClosed';
+
+export class ManagedProcess {
+  private nextSeq = 1;
+  private readonly retained: RetainedChunk[] = [];
+  private retainedBytes = 0;
+  private exitCodeValue: number | null = null;
+  private pendingExitCode: number | null = null;
+  private exitTimer: NodeJS.Timeout | undefined;
+  private streamsEnded = false;
+  private closedValue = false;
+  private readonly waiters = new Set<() => void>();
+  private readonly writeIds = new Set<string>();
+  private readonly writeIdOrder: string[] = [];
+  private child: RunningChild | undefined;
+
+  constructor(
+    readonly processId: string,
+    private readonly emit: (event: ProcessEvent) => void,
+    private readonly onClosed: () => void,
+  ) {}
+
+  /** The event sink to hand to `spawnChild`. */
+  readonly events: ChildEvents = {
+    output: (stream, chunk) => this.recordOutput(stream, chunk),
+    exit: (exitCode) => this.observeExit(exitCode),
+    streamsEnded: () => this.observeStreamsEnded(),
+  };
+
+  attach(child: RunningChild): void {
+    this.child = child;
+  }
+
+  get exited(): boolean {
+    return this.exitCodeValue !== null;
+  }
+
+  get closed(): boolean {
+    return this.closedValue;
+  }
+
+  /** Still running as far as the client is concerned (no exit event yet). */
+  get running(): boolean {
+    return this.exitCodeValue === null && this.pendingExitCode === null;
+  }
+
+  private takeSeq(): number {
+    const seq = this.nextSeq;
+    this.nextSeq += 1;
+    return seq;
+  }
+
+  private recordOutput(stream: OutputStream, chunk: Buffer): void {
+    const entry = { seq: this.takeSeq(), stream, chunk };
+    this.retained.push(entry);
+    this.retainedBytes += chunk.length;
+    while (
+      this.retained.length > 1 &&
+      (this.retainedBytes > RETAINED_OUTPUT_BYTES || this.retained.length > RETAINED_OUTPUT_CHUNKS)
+    ) {
+      const evicted = this.retained.shift() as RetainedChunk;
+      this.retainedBytes -= evicted.chunk.length;
+    }
+    this.emit({ kind: 'output', ...entry });
+    this.wake();
+  }
+
+  private observeExit(exitCode: number): void {
+    this.pendingExitCode = exitCode;
+    if (this.streamsEnded) {
+      this.publishExit();
+      this.publishClosed();
+      return;
+    }
+    this.exitTimer = setTimeout(() => this.publishExit(), EXIT_DRAIN_GRACE_MS);
+    this.exitTimer.unref();
+  }
+
+  private observeStreamsEnded(): void {
+    this.streamsEnded = true;
+    if (this.pendingExitCode === null) return;
+    this.publishExit();
+    this.publishClosed();
+  }
+
+  private publishExit(): void {
+    if (this.exitTimer) clearTimeout(this.exitTimer);
+    this.exitTimer = undefined;
+    if (this.exitCodeValue !== null || this.pendingExitCode === null) return;
+    this.exitCodeValue = this.pendingExitCode;
+    this.emit({ kind: 'exited', seq: this.takeSeq(), exitCode: this.exitCodeValue });
+    this.wake();
+  }
+
+  private publishClosed(): void {
+    if (this.closedValue) return;
+    this.closedValue = true;
+    this.emit({ kind: 'closed', seq: this.takeSeq() });
+    this.wake();
+    this.onClosed();
+  }
+
+  private wake(): void {
+    const waiters = [...this.waiters];
+    this.waiters.clear();
+    for (const waiter of waiters) waiter();
+  }
+
+  /** Resolves on the next output, exit or close, or after `ms`. */
+  waitForChange(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiters.add(done);
+    });
+  }
+
+  /** The `process/read` selection (spec §6.6 steps 2–4). */
+  read(afterSeq: number, maxBytes: number | null): ReadSnapshot {
+    const chunks: RetainedChunk[] = [];
+    let total = 0;
+    for (const entry of this.retained) {
+      if (entry.seq <= afterSeq) continue;
+      if (maxBytes !== null) {
+        if (chunks.length > 0 && total + entry.chunk.length > maxBytes) break;
+        if (chunks.length > 0 && total >= maxBytes) break;
+      }
+      chunks.push(entry);
+      total += entry.chunk.length;
+      if (maxBytes !== null && total >= maxBytes) break;
+    }
+    const last = chunks[chunks.length - 1];
+    const nextSeq = maxBytes !== null && last ? last.seq + 1 : this.nextSeq;
+    return {
+      chunks,
+      nextSeq,
+      exited: this.exited,
+      exitCode: this.exitCodeValue,
+      closed: this.closedValue,
+    };
+  }
+
+  /** Queues stdin bytes once per `writeId`. Throws when the stdin writer is gone. */
+  write(writeId: string, bytes: Buffer): WriteStatus {
+    const stdin = this.child?.stdin;
+    if (!stdin) return 'stdinClosed';
+    if (this.writeIds.has(writeId)) return 'accepted';
+    if (!stdin.write(bytes)) throw new Error('failed to write to process stdin');
+    this.writeIds.add(writeId);
+    this.writeIdOrder.push(writeId);
+    if (this.writeIdOrder.length > REMEMBERED_WRITE_IDS) {
+      this.writeIds.delete(this.writeIdOrder.shift() as string);
+    }
+    return 'accepted';
+  }
+
+  /** SIGINT to the process group, if the process is still running. */
+  interrupt(): void {
+    if (!this.running || !this.child) return;
+    this.child.signalGroup('SIGINT');
+  }
+
+  /** SIGKILL to the process group. Returns whether it was still running. */
+  kill(): boolean {
+    if (!this.running || !this.child) return false;
+    try {
+      this.child.signalGroup('SIGKILL');
+    } catch {
+      /* raced with its exit */
+    }
+    return true;
+  }
+
+  /** Kills whatever is left of the group, even after the leader exited (session teardown). */
+  killGroup(): void {
+    try {
+      this.child?.signalGroup('SIGKILL');
+    } catch {
+      /* nothing left */
+    }
+  }
+}

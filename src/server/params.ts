@@ -1,0 +1,191 @@
+/**
+ * Params schemas of the requests the executor serves, and a decoder that reports failures in
+ * serde's words (`missing field \`path\``, `invalid type: string "a", expected a sequence`), as
+ * the Rust executor does (-32602, spec §3.4). Unknown fields are ignored; `Option` fields
+ * accept absent or null.
+ */
+import { z } from 'zod';
+import { RpcFailure } from './rpcFailure.js';
+
+const u64 = z.number().int().nonnegative();
+const base64Text = z.string();
+
+export const InitializeParams = z.object({
+  clientName: z.string(),
+  resumeSessionId: z.string().nullish(),
+});
+
+const EnvPolicy = z.object({
+  inherit: z.enum(['all', 'none', 'core']),
+  ignoreDefaultExcludes: z.boolean(),
+  exclude: z.array(z.string()),
+  set: z.record(z.string(), z.string()),
+  includeOnly: z.array(z.string()),
+});
+export type EnvPolicy = z.infer<typeof EnvPolicy>;
+
+export const ProcessStartParams = z.object({
+  processId: z.string(),
+  argv: z.array(z.string()),
+  cwd: z.string(),
+  envPolicy: EnvPolicy.nullish(),
+  env: z.record(z.string(), z.string()),
+  tty: z.boolean(),
+  pipeStdin: z.boolean().nullish(),
+  arg0: z.string().nullish(),
+  sandbox: z.unknown().optional(),
+});
+export type ProcessStartParams = z.infer<typeof ProcessStartParams>;
+
+export const ProcessReadParams = z.object({
+  processId: z.string(),
+  afterSeq: u64.nullish(),
+  maxBytes: u64.nullish(),
+  waitMs: u64.nullish(),
+});
+
+export const ProcessWriteParams = z.object({
+  processId: z.string(),
+  chunk: base64Text,
+  writeId: z.string(),
+});
+export const ProcessSignalParams = z.object({
+  processId: z.string(),
+  signal: z.enum(['interrupt']),
+});
+export const ProcessTerminateParams = z.object({ processId: z.string() });
+
+const sandbox = z.unknown().optional();
+const followSymlinks = z.boolean().nullish();
+
+export const FsReadFileParams = z.object({ path: z.string(), followSymlinks, sandbox });
+export const FsWriteFileParams = z.object({
+  path: z.string(),
+  dataBase64: z.string(),
+  followSymlinks,
+  sandbox,
+});
+export const FsCreateDirectoryParams = z.object({
+  path: z.string(),
+  recursive: z.boolean().nullish(),
+  followSymlinks,
+  sandbox,
+});
+export const FsGetMetadataParams = z.object({ path: z.string(), followSymlinks, sandbox });
+export const FsCanonicalizeParams = z.object({ path: z.string(), sandbox });
+export const FsReadDirectoryParams = z.object({ path: z.string(), sandbox });
+export const FsRemoveParams = z.object({
+  path: z.string(),
+  recursive: z.boolean().nullish(),
+  force: z.boolean().nullish(),
+  followSymlinks,
+  sandbox,
+});
+export const FsCopyParams = z.object({
+  sourcePath: z.string(),
+  destinationPath: z.string(),
+  recursive: z.boolean(),
+  sandbox,
+});
+export const FsWalkParams = z.object({
+  path: z.string(),
+  options: z.object({
+    maxDepth: u64,
+    maxDirectories: u64,
+    maxEntries: u64,
+    followDirectorySymlinks: z.boolean(),
+    pruneHiddenDirectories: z.boolean().nullish(),
+  }),
+  sandbox,
+});
+export const FsOpenParams = z.object({
+  handleId: z.string(),
+  path: z.string(),
+  mode: z.enum(['read', 'replace']).nullish(),
+  sandbox,
+});
+export const FsReadBlockParams = z.object({ handleId: z.string(), offset: u64, len: u64 });
+export const FsWriteBlockParams = z.object({
+  handleId: z.string(),
+  offset: u64,
+  chunk: base64Text,
+});
+export const FsCloseParams = z.object({ handleId: z.string() });
+
+export const HttpRequestParams = z.object({
+  method: z.string(),
+  url: z.string(),
+  headers: z.array(z.object({ name: z.string(), value: z.string() })).nullish(),
+  bodyBase64: z.string().nullish(),
+  timeoutMs: u64.nullish(),
+  redirectPolicy: z.enum(['follow', 'stop']).nullish(),
+  requestId: z.string(),
+  streamResponse: z.boolean().nullish(),
+});
+export type HttpRequestParams = z.infer<typeof HttpRequestParams>;
+
+/** Methods without params: `null`, absent and `{}` are all accepted. */
+export const NoParams = z.union([z.null(), z.undefined(), z.object({}).strict()]);
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'boolean') return `boolean \`${value}\``;
+  if (Array.isArray(value)) return 'sequence';
+  return 'map';
+}
+
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a number',
+  boolean: 'a boolean',
+  array: 'a sequence',
+  object: 'a map',
+  record: 'a map',
+  null: 'unit',
+};
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = root;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function serdeMessage(issue: z.core.$ZodIssue, params: unknown): string {
+  const value = valueAt(params, issue.path);
+  const key = issue.path[issue.path.length - 1];
+  switch (issue.code) {
+    case 'invalid_type':
+      if (value === undefined && typeof key === 'string') return `missing field \`${key}\``;
+      return `invalid type: ${describeValue(value)}, expected ${EXPECTED[issue.expected] ?? issue.expected}`;
+    case 'invalid_value': {
+      const options = issue.values.map((option) => `\`${String(option)}\``);
+      const expected = options.length === 1 ? options[0] : `one of ${options.join(', ')}`;
+      return `unknown variant \`${String(value)}\`, expected ${expected}`;
+    }
+    case 'too_small':
+    case 'too_big':
+      return 'invalid number';
+    case 'invalid_union': {
+      const first = issue.errors[0]?.[0];
+      return first
+        ? serdeMessage(first, params)
+        : `invalid type: ${describeValue(value)}, expected unit`;
+    }
+    default:
+      return issue.message;
+  }
+}
+
+/** Decodes params or throws `RpcFailure(-32602, <serde-style message>)`. */
+export function decodeParams<T>(schema: z.ZodType<T>, params: unknown): T {
+  const parsed = schema.safeParse(params === undefined ? null : params);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw RpcFailure.invalidParams(issue ? serdeMessage(issue, params) : 'invalid params');
+}

@@ -1,0 +1,216 @@
+/**
+ * A session's process table (spec §6): `process/start`, `read`, `write`, `signal`,
+ * `terminate`, and the notifications they produce. Notifications go to `notify`, which the
+ * session routes to its attached connection or drops while detached (output stays retained).
+ */
+import { describeOsError } from './osError.js';
+import { childEnvironment } from './envPolicy.js';
+import { spawnChild } from './childProcess.js';
+import { cwdPath } from './hostPath.js';
+import { ManagedProcess, type ProcessEvent, type RetainedChunk } from './managedProcess.js';
+import type { ProcessStartParams } from './params.js';
+import { RpcFailure } from './rpcFailure.js';
+import { sandboxRequiresConfinement } from './sandboxPolicy.js';
+
+/** How long a closed process stays readable before its id is forgotten (spec §6.5). */
+export const CLOSED_PROCESS_RETENTION_MS = 30_000;
+
+export type Notify = (method: string, params: unknown) => void;
+
+interface Starting {
+  state: 'starting';
+  cancelled: boolean;
+}
+
+type Entry = Starting | { state: 'ready'; process: ManagedProcess };
+
+export interface ReadResult {
+  chunks: { seq: number; stream: string; chunk: string }[];
+  nextSeq: number;
+  exited: boolean;
+  exitCode: number | null;
+  closed: boolean;
+  failure: null;
+  sandboxDenied: false;
+}
+
+function wireChunk(entry: RetainedChunk): { seq: number; stream: string; chunk: string } {
+  return { seq: entry.seq, stream: entry.stream, chunk: entry.chunk.toString('base64') };
+}
+
+export class ProcessManager {
+  private readonly entries = new Map<string, Entry>();
+  private readonly retentionTimers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly notify: Notify) {}
+
+  async start(params: ProcessStartParams): Promise<{ processId: string; sandboxType: 'none' }> {
+    const cwd = cwdPath(params.cwd);
+    if (params.argv.length === 0) throw RpcFailure.invalidParams('argv must not be empty');
+    if (sandboxRequiresConfinement(params.sandbox)) {
+      throw RpcFailure.invalidParams('sandbox intent cannot be enforced on this executor');
+    }
+    const { processId } = params;
+    if (this.entries.has(processId))
+      throw RpcFailure.invalidRequest(`process ${processId} already exists`);
+    const reservation: Starting = { state: 'starting', cancelled: false };
+    this.entries.set(processId, reservation);
+    const managed = new ManagedProcess(
+      processId,
+      (event) => this.forward(processId, event),
+      () => this.scheduleRemoval(processId, managed),
+    );
+    let child;
+    try {
+      child = await spawnChild(
+        {
+          argv: params.argv,
+          cwd,
+          env: childEnvironment(params.env, params.envPolicy),
+          arg0: params.arg0 ?? null,
+          tty: params.tty,
+          pipeStdin: params.pipeStdin ?? false,
+        },
+        managed.events,
+      );
+    } catch (error) {
+      if (this.entries.get(processId) === reservation) this.entries.delete(processId);
+      throw RpcFailure.internal(describeOsError(error));
+    }
+    managed.attach(child);
+    if (reservation.cancelled || this.entries.get(processId) !== reservation) {
+      managed.killGroup();
+      throw RpcFailure.invalidRequest(`process ${processId} start was cancelled`);
+    }
+    this.entries.set(processId, { state: 'ready', process: managed });
+    return { processId, sandboxType: 'none' };
+  }
+
+  private forward(processId: string, event: ProcessEvent): void {
+    switch (event.kind) {
+      case 'output':
+        this.notify('process/output', {
+          processId,
+          seq: event.seq,
+          stream: event.stream,
+          chunk: event.chunk.toString('base64'),
+        });
+        return;
+      case 'exited':
+        this.notify('process/exited', {
+          processId,
+          seq: event.seq,
+          exitCode: event.exitCode,
+          sandboxDenied: false,
+        });
+        return;
+      case 'closed':
+        this.notify('process/closed', { processId, seq: event.seq });
+        return;
+    }
+  }
+
+  private scheduleRemoval(processId: string, managed: ManagedProcess): void {
+    const timer = setTimeout(() => {
+      this.retentionTimers.delete(timer);
+      const entry = this.entries.get(processId);
+      if (entry?.state === 'ready' && entry.process === managed) this.entries.delete(processId);
+    }, CLOSED_PROCESS_RETENTION_MS);
+    timer.unref();
+    this.retentionTimers.add(timer);
+  }
+
+  private ready(processId: string): ManagedProcess {
+    const entry = this.entries.get(processId);
+    if (!entry) throw RpcFailure.invalidRequest(`unknown process id ${processId}`);
+    if (entry.state === 'starting')
+      throw RpcFailure.invalidRequest(`process id ${processId} is starting`);
+    return entry.process;
+  }
+
+  /**
+   * `process/read`: returns at once when there is something to report, otherwise waits up
+   * to `waitMs` for output, exit or close. `stillAttached` is checked after each wait.
+   */
+  async read(
+    params: {
+      processId: string;
+      afterSeq?: number | null;
+      maxBytes?: number | null;
+      waitMs?: number | null;
+    },
+    stillAttached: () => boolean,
+  ): Promise<ReadResult> {
+    const afterSeq = params.afterSeq ?? 0;
+    const maxBytes = params.maxBytes ?? null;
+    const deadline = Date.now() + (params.waitMs ?? 0);
+    for (;;) {
+      const managed = this.ready(params.processId);
+      const snapshot = managed.read(afterSeq, maxBytes);
+      const remaining = deadline - Date.now();
+      const ready =
+        snapshot.chunks.length > 0 ||
+        snapshot.closed ||
+        (snapshot.exited && afterSeq < snapshot.nextSeq - 1);
+      if (ready || remaining <= 0) {
+        return {
+          chunks: snapshot.chunks.map(wireChunk),
+          nextSeq: snapshot.nextSeq,
+          exited: snapshot.exited,
+          exitCode: snapshot.exitCode,
+          closed: snapshot.closed,
+          failure: null,
+          sandboxDenied: false,
+        };
+      }
+      await managed.waitForChange(remaining);
+      if (!stillAttached())
+        throw RpcFailure.invalidRequest('session has been resumed by another connection');
+    }
+  }
+
+  write(params: { processId: string; chunk: string; writeId: string }): { status: string } {
+    if (params.writeId === '') throw RpcFailure.invalidParams('writeId must not be empty');
+    const entry = this.entries.get(params.processId);
+    if (!entry) return { status: 'unknownProcess' };
+    if (entry.state === 'starting') return { status: 'starting' };
+    try {
+      return { status: entry.process.write(params.writeId, Buffer.from(params.chunk, 'base64')) };
+    } catch {
+      throw RpcFailure.internal('failed to write to process stdin');
+    }
+  }
+
+  signal(params: { processId: string }): Record<string, never> {
+    const entry = this.entries.get(params.processId);
+    if (entry?.state !== 'ready') return {};
+    try {
+      entry.process.interrupt();
+    } catch (error) {
+      throw RpcFailure.internal(`failed to signal process: ${describeOsError(error)}`);
+    }
+    return {};
+  }
+
+  terminate(params: { processId: string }): { running: boolean } {
+    const entry = this.entries.get(params.processId);
+    if (!entry) return { running: false };
+    if (entry.state === 'starting') {
+      entry.cancelled = true;
+      this.entries.delete(params.processId);
+      return { running: true };
+    }
+    return { running: entry.process.kill() };
+  }
+
+  /** Kills every process group and forgets everything (session expiry or executor shutdown). */
+  shutdown(): void {
+    for (const entry of this.entries.values()) {
+      if (entry.state === 'starting') entry.cancelled = true;
+      else if (!entry.process.closed) entry.process.killGroup();
+    }
+    this.entries.clear();
+    for (const timer of this.retentionTimers) clearTimeout(timer);
+    this.retentionTimers.clear();
+  }
+}
