@@ -3,16 +3,30 @@ import { ProcessFailedError } from '../../src/protocol/errors.js';
 import { ProcessEventLog, type ProcessReadSnapshot } from '../../src/client/processEventLog.js';
 import type { ProcessEvent, ProcessOutputEvent } from '../../src/client/processEvents.js';
 
-const out = (seq: number, text = `o${seq}`, stream: 'stdout' | 'stderr' = 'stdout'): ProcessOutputEvent => ({
+const out = (
+  seq: number,
+  text = `o${seq}`,
+  stream: 'stdout' | 'stderr' = 'stdout',
+): ProcessOutputEvent => ({
   type: 'output',
   seq,
   stream,
   chunk: new Uint8Array(Buffer.from(text)),
 });
-const exited = (seq: number, exitCode = 0): ProcessEvent => ({ type: 'exited', seq, exitCode, sandboxDenied: false });
+const exited = (seq: number, exitCode = 0): ProcessEvent => ({
+  type: 'exited',
+  seq,
+  exitCode,
+  sandboxDenied: false,
+});
 const closed = (seq: number): ProcessEvent => ({ type: 'closed', seq });
 
-function record(log: ProcessEventLog): { seqs: number[]; types: string[]; error?: unknown; completed: boolean } {
+function record(log: ProcessEventLog): {
+  seqs: number[];
+  types: string[];
+  error?: unknown;
+  completed: boolean;
+} {
   const seen: { seqs: number[]; types: string[]; error?: unknown; completed: boolean } = {
     seqs: [],
     types: [],
@@ -124,7 +138,9 @@ describe('ProcessEventLog limits', () => {
     const seen = record(log);
     log.accept(out(2, 'x'.repeat(600 * 1024)));
     log.accept(out(3, 'x'.repeat(600 * 1024)));
-    expect((seen.error as Error).message).toBe('process event reorder buffer exceeds 1048576 bytes');
+    expect((seen.error as Error).message).toBe(
+      'process event reorder buffer exceeds 1048576 bytes',
+    );
   });
 
   it('rejects a single event larger than 1 MiB', () => {
@@ -154,7 +170,9 @@ describe('ProcessEventLog.recover', () => {
     const seen = record(log);
     log.accept(out(1));
     // Missed: output 2, output 3, exited 4, closed 5.
-    log.recover(snapshot({ chunks: [out(2), out(3)], nextSeq: 6, exited: true, exitCode: 3, closed: true }));
+    log.recover(
+      snapshot({ chunks: [out(2), out(3)], nextSeq: 6, exited: true, exitCode: 3, closed: true }),
+    );
     expect(seen.seqs).toEqual([1, 2, 3, 4, 5]);
     expect(seen.types).toEqual(['output', 'output', 'output', 'exited', 'closed']);
     expect(seen.completed).toBe(true);
@@ -187,7 +205,9 @@ describe('ProcessEventLog.recover', () => {
       new ProcessEventLog('p').recover(snapshot({ chunks: [out(1)], nextSeq: 2, closed: true })),
     ).toThrow('process close sequence 1 conflicts with recovered output');
     expect(() =>
-      new ProcessEventLog('p').recover(snapshot({ chunks: [out(1)], nextSeq: 3, exited: true, exitCode: null })),
+      new ProcessEventLog('p').recover(
+        snapshot({ chunks: [out(1)], nextSeq: 3, exited: true, exitCode: null }),
+      ),
     ).toThrow('recovering exited process did not include its exit code');
     expect(() => new ProcessEventLog('p').recover(snapshot({ failure: 'gone' }))).toThrow(
       'process failed while recovering: gone',

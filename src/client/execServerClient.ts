@@ -24,7 +24,11 @@ import {
   TimeoutError,
   isTransportClosed,
 } from '../protocol/errors.js';
-import { EnvironmentInfoResult, EnvironmentStatusResult, type EnvironmentInfo } from '../protocol/environment.js';
+import {
+  EnvironmentInfoResult,
+  EnvironmentStatusResult,
+  type EnvironmentInfo,
+} from '../protocol/environment.js';
 import { pathToFileUri } from '../protocol/pathUri.js';
 import {
   ProcessStartResult,
@@ -116,7 +120,10 @@ export class ExecServerClient {
    * for exec-server initialize handshake after 10s"). Cold; unsubscribing before it emits
    * closes the transport, and so does a failed handshake.
    */
-  static connect(transport: Transport, options: ExecServerClientOptions): Observable<ExecServerClient> {
+  static connect(
+    transport: Transport,
+    options: ExecServerClientOptions,
+  ): Observable<ExecServerClient> {
     return defer(() => {
       const core = new SessionCore({
         clientName: options.clientName,
@@ -131,7 +138,9 @@ export class ExecServerClient {
       return core.handshake(rpc, resumeSessionId).pipe(
         map((result) => {
           if (resumeSessionId !== null && result.sessionId !== resumeSessionId) {
-            throw new ProtocolError(`exec-server initialized an unexpected session ${result.sessionId}`);
+            throw new ProtocolError(
+              `exec-server initialized an unexpected session ${result.sessionId}`,
+            );
           }
           core.sessionId = result.sessionId;
           core.environmentInfo = result.environmentInfo;
@@ -183,11 +192,16 @@ export class ExecServerClient {
           switchMap((rpc) =>
             rpc.request('environment/info', null).pipe(
               map((raw) => decodeResult('environment/info', EnvironmentInfoResult, raw)),
-              timeoutAfter('environment/info', ENVIRONMENT_INFO_TIMEOUT_MS, core.options.scheduler, (error) => {
-                // A silent transport is replaced: let recovery take over (spec §11.3).
-                if (core.options.recovery) rpc.close();
-                return error;
-              }),
+              timeoutAfter(
+                'environment/info',
+                ENVIRONMENT_INFO_TIMEOUT_MS,
+                core.options.scheduler,
+                (error) => {
+                  // A silent transport is replaced: let recovery take over (spec §11.3).
+                  if (core.options.recovery) rpc.close();
+                  return error;
+                },
+              ),
             ),
           ),
           map((info) => {
@@ -212,7 +226,12 @@ export class ExecServerClient {
           .request('environment/status', null)
           .pipe(
             map((raw) => decodeResult('environment/status', EnvironmentStatusResult, raw).status),
-            timeoutAfter('environment/status', ENVIRONMENT_STATUS_TIMEOUT_MS, core.options.scheduler, (error) => error),
+            timeoutAfter(
+              'environment/status',
+              ENVIRONMENT_STATUS_TIMEOUT_MS,
+              core.options.scheduler,
+              (error) => error,
+            ),
           ),
       ),
     );

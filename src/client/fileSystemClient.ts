@@ -75,13 +75,20 @@ export class FileSystemClient {
 
   /** Whole file contents (`fs/readFile`, up to 512 MiB; use `readFileStream` for big files). */
   readFile(path: string, options: FsCallOptions = {}): Observable<Uint8Array> {
-    return this.fsCall('fs/readFile', path, (uri) => ({ path: uri, sandbox: sandboxOf(options) }), FsReadFileResult).pipe(
-      map(({ dataBase64 }) => decodeBase64(dataBase64)),
-    );
+    return this.fsCall(
+      'fs/readFile',
+      path,
+      (uri) => ({ path: uri, sandbox: sandboxOf(options) }),
+      FsReadFileResult,
+    ).pipe(map(({ dataBase64 }) => decodeBase64(dataBase64)));
   }
 
   /** Creates or truncates a file (`fs/writeFile`). A missing parent directory is NotFoundError. */
-  writeFile(path: string, data: Uint8Array | string, options: FsCallOptions = {}): Observable<void> {
+  writeFile(
+    path: string,
+    data: Uint8Array | string,
+    options: FsCallOptions = {},
+  ): Observable<void> {
     return this.fsCall(
       'fs/writeFile',
       path,
@@ -91,7 +98,10 @@ export class FileSystemClient {
   }
 
   /** `mkdir` (`recursive` defaults to true on the executor: `mkdir -p`). */
-  createDirectory(path: string, options: FsCallOptions & { readonly recursive?: boolean } = {}): Observable<void> {
+  createDirectory(
+    path: string,
+    options: FsCallOptions & { readonly recursive?: boolean } = {},
+  ): Observable<void> {
     return this.fsCall(
       'fs/createDirectory',
       path,
@@ -102,38 +112,61 @@ export class FileSystemClient {
 
   /** Type, size and times (`fs/getMetadata`). */
   getMetadata(path: string, options: FsCallOptions = {}): Observable<FileMetadata> {
-    return this.fsCall('fs/getMetadata', path, (uri) => ({ path: uri, sandbox: sandboxOf(options) }), FsGetMetadataResult);
+    return this.fsCall(
+      'fs/getMetadata',
+      path,
+      (uri) => ({ path: uri, sandbox: sandboxOf(options) }),
+      FsGetMetadataResult,
+    );
   }
 
   /** `realpath` on the executor, as a native path. */
   canonicalize(path: string, options: FsCallOptions = {}): Observable<string> {
-    return this.fsCall('fs/canonicalize', path, (uri) => ({ path: uri, sandbox: sandboxOf(options) }), FsCanonicalizeResult).pipe(
-      map((result) => fileUriToPath(result.path)),
-    );
+    return this.fsCall(
+      'fs/canonicalize',
+      path,
+      (uri) => ({ path: uri, sandbox: sandboxOf(options) }),
+      FsCanonicalizeResult,
+    ).pipe(map((result) => fileUriToPath(result.path)));
   }
 
   /** Directory entries in OS order (`fs/readDirectory`). */
   readDirectory(path: string, options: FsCallOptions = {}): Observable<readonly DirectoryEntry[]> {
-    return this.fsCall('fs/readDirectory', path, (uri) => ({ path: uri, sandbox: sandboxOf(options) }), FsReadDirectoryResult).pipe(
-      map((result) => result.entries),
-    );
+    return this.fsCall(
+      'fs/readDirectory',
+      path,
+      (uri) => ({ path: uri, sandbox: sandboxOf(options) }),
+      FsReadDirectoryResult,
+    ).pipe(map((result) => result.entries));
   }
 
   /**
    * Removes a file, link or directory (`fs/remove`). `recursive` and `force` default to true
    * on the executor: a missing path is then not an error.
    */
-  remove(path: string, options: FsCallOptions & { readonly recursive?: boolean; readonly force?: boolean } = {}): Observable<void> {
+  remove(
+    path: string,
+    options: FsCallOptions & { readonly recursive?: boolean; readonly force?: boolean } = {},
+  ): Observable<void> {
     return this.fsCall(
       'fs/remove',
       path,
-      (uri) => ({ path: uri, recursive: options.recursive ?? null, force: options.force ?? null, sandbox: sandboxOf(options) }),
+      (uri) => ({
+        path: uri,
+        recursive: options.recursive ?? null,
+        force: options.force ?? null,
+        sandbox: sandboxOf(options),
+      }),
       FsRemoveResult,
     ).pipe(map(() => undefined));
   }
 
   /** Copies a file, link or (with `recursive: true`) directory tree (`fs/copy`). */
-  copy(sourcePath: string, destinationPath: string, options: FsCallOptions & { readonly recursive?: boolean } = {}): Observable<void> {
+  copy(
+    sourcePath: string,
+    destinationPath: string,
+    options: FsCallOptions & { readonly recursive?: boolean } = {},
+  ): Observable<void> {
     return this.fsCall(
       'fs/copy',
       sourcePath,
@@ -148,11 +181,26 @@ export class FileSystemClient {
   }
 
   /** Breadth-first listing under `path` (`fs/walk`), limits as in spec §7.7. */
-  walk(path: string, walkOptions: FsWalkOptions, options: FsCallOptions = {}): Observable<WalkOutcome> {
-    return this.fsCall('fs/walk', path, (uri) => ({ path: uri, options: walkOptions, sandbox: sandboxOf(options) }), FsWalkResult).pipe(
+  walk(
+    path: string,
+    walkOptions: FsWalkOptions,
+    options: FsCallOptions = {},
+  ): Observable<WalkOutcome> {
+    return this.fsCall(
+      'fs/walk',
+      path,
+      (uri) => ({ path: uri, options: walkOptions, sandbox: sandboxOf(options) }),
+      FsWalkResult,
+    ).pipe(
       map((result) => ({
-        entries: result.entries.map((entry) => ({ path: fileUriToPath(entry.path), kind: entry.kind })),
-        errors: result.errors.map((error) => ({ path: fileUriToPath(error.path), message: error.message })),
+        entries: result.entries.map((entry) => ({
+          path: fileUriToPath(entry.path),
+          kind: entry.kind,
+        })),
+        errors: result.errors.map((error) => ({
+          path: fileUriToPath(error.path),
+          message: error.message,
+        })),
         truncated: result.truncated,
       })),
     );
@@ -167,16 +215,22 @@ export class FileSystemClient {
     return defer(() => {
       const handleId = randomUUID().replaceAll('-', '');
       let opened = false;
-      const readFrom = (offset: number): Observable<{ bytes: Uint8Array; eof: boolean; offset: number }> =>
-        this.core.call('fs/readBlock', { handleId, offset, len: FILE_READ_CHUNK_SIZE }, FsReadBlockResult).pipe(
-          map((block) => {
-            const bytes = decodeBase64(block.chunk);
-            if (bytes.byteLength === 0 && !block.eof) {
-              throw new ProtocolError(`fs/readBlock returned an empty block before EOF for ${path}`);
-            }
-            return { bytes, eof: block.eof, offset: offset + bytes.byteLength };
-          }),
-        );
+      const readFrom = (
+        offset: number,
+      ): Observable<{ bytes: Uint8Array; eof: boolean; offset: number }> =>
+        this.core
+          .call('fs/readBlock', { handleId, offset, len: FILE_READ_CHUNK_SIZE }, FsReadBlockResult)
+          .pipe(
+            map((block) => {
+              const bytes = decodeBase64(block.chunk);
+              if (bytes.byteLength === 0 && !block.eof) {
+                throw new ProtocolError(
+                  `fs/readBlock returned an empty block before EOF for ${path}`,
+                );
+              }
+              return { bytes, eof: block.eof, offset: offset + bytes.byteLength };
+            }),
+          );
       const open = this.fsCall(
         'fs/open',
         path,
@@ -199,7 +253,10 @@ export class FileSystemClient {
       ).pipe(
         finalize(() => {
           if (opened && this.core.terminalError === undefined) {
-            this.core.call('fs/close', { handleId }, FsCloseResult).pipe(catchError(() => EMPTY)).subscribe();
+            this.core
+              .call('fs/close', { handleId }, FsCloseResult)
+              .pipe(catchError(() => EMPTY))
+              .subscribe();
           }
         }),
       );
@@ -216,7 +273,9 @@ export class FileSystemClient {
     return defer(() => this.core.call(method, buildParams(pathToFileUri(path)), schema)).pipe(
       catchError((error: unknown) =>
         throwError(() =>
-          error instanceof ServerError && error.code === ErrorCode.notFound && !(error instanceof NotFoundError)
+          error instanceof ServerError &&
+          error.code === ErrorCode.notFound &&
+          !(error instanceof NotFoundError)
             ? new NotFoundError(error.serverMessage, path)
             : error,
         ),

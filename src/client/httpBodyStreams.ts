@@ -54,7 +54,9 @@ export class HttpBodyStreams {
     if (stream === undefined) return;
     const bytes = decodeBase64(delta.deltaBase64);
     if (bytes.byteLength > MAX_HTTP_BODY_DELTA_BYTES) {
-      throw new ProtocolError(`http response body delta exceeds ${MAX_HTTP_BODY_DELTA_BYTES} bytes`);
+      throw new ProtocolError(
+        `http response body delta exceeds ${MAX_HTTP_BODY_DELTA_BYTES} bytes`,
+      );
     }
     stream.accept(delta.seq, bytes, delta.done, delta.error);
   }

@@ -76,7 +76,11 @@ export class HttpClient {
                 .subscribe({
                   next: (result) => {
                     delivered = true;
-                    subscriber.next({ status: result.status, headers: result.headers, body$: core.guard(stream.body$) });
+                    subscriber.next({
+                      status: result.status,
+                      headers: result.headers,
+                      body$: core.guardStream(stream.body$),
+                    });
                     subscriber.complete();
                   },
                   error: (error: unknown) => {

@@ -6,7 +6,11 @@ export {
   type StartProcessOptions,
 } from './execServerClient.js';
 export type { SessionState, NetworkPolicyHandler } from './sessionCore.js';
-export { ProcessHandle, type ProcessReadOptions, type ProcessReadResponse } from './processHandle.js';
+export {
+  ProcessHandle,
+  type ProcessReadOptions,
+  type ProcessReadResponse,
+} from './processHandle.js';
 export type {
   ProcessEvent,
   ProcessOutputEvent,
@@ -22,4 +26,9 @@ export {
   type WalkEntry,
   type WalkOutcome,
 } from './fileSystemClient.js';
-export { HttpClient, type HttpRequest, type HttpRequestHeader, type HttpResponse } from './httpClient.js';
+export {
+  HttpClient,
+  type HttpRequest,
+  type HttpRequestHeader,
+  type HttpResponse,
+} from './httpClient.js';

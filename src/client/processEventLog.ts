@@ -152,11 +152,14 @@ export class ProcessEventLog {
 
     const beyond = snapshot.chunks.find((chunk) => chunk.seq > target);
     if (beyond !== undefined) {
-      throw new Error(`process read returned output seq ${beyond.seq} beyond its next seq ${snapshot.nextSeq}`);
+      throw new Error(
+        `process read returned output seq ${beyond.seq} beyond its next seq ${snapshot.nextSeq}`,
+      );
     }
     const candidates = new Map<number, ProcessEvent>(this.pending);
     for (const chunk of snapshot.chunks) {
-      if (chunk.seq > this.lastPublished && !candidates.has(chunk.seq)) candidates.set(chunk.seq, chunk);
+      if (chunk.seq > this.lastPublished && !candidates.has(chunk.seq))
+        candidates.set(chunk.seq, chunk);
     }
     if (snapshot.closed) {
       const atTarget = candidates.get(target);
@@ -171,7 +174,8 @@ export class ProcessEventLog {
       }
     }
     const exitKnown =
-      this.exitEvent !== undefined || [...candidates.values()].some((event) => event.type === 'exited');
+      this.exitEvent !== undefined ||
+      [...candidates.values()].some((event) => event.type === 'exited');
     const missing: number[] = [];
     for (let seq = this.lastPublished + 1; seq <= target; seq++) {
       if (!candidates.has(seq)) missing.push(seq);
@@ -188,7 +192,9 @@ export class ProcessEventLog {
         sandboxDenied: snapshot.sandboxDenied,
       });
     } else if (missing.length > 0) {
-      throw new Error(`process events are no longer retained while recovering through sequence ${target}`);
+      throw new Error(
+        `process events are no longer retained while recovering through sequence ${target}`,
+      );
     }
 
     // Everything in (lastPublished, target] is now known: publish it straight through, then

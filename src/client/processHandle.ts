@@ -63,7 +63,7 @@ export class ProcessHandle {
    * the stream consistent, or DisconnectedError when the session ends.
    */
   get events$(): Observable<ProcessEvent> {
-    return this.core.guard(this.record.log.events$);
+    return this.core.guardStream(this.record.log.events$);
   }
 
   /** Bytes written to stdout (and, for `tty: true`, everything the terminal printed). */
@@ -78,7 +78,7 @@ export class ProcessHandle {
 
   /** The exit code, once, when the process has been reaped (output may still follow). */
   get exit$(): Observable<number> {
-    return this.core.guard(this.record.log.exitCode$);
+    return this.core.guardStream(this.record.log.exitCode$);
   }
 
   /**
@@ -150,7 +150,10 @@ export class ProcessHandle {
 
   private outputOf(...streams: readonly string[]): Observable<Uint8Array> {
     return this.events$.pipe(
-      filter((event): event is ProcessOutputEvent => event.type === 'output' && streams.includes(event.stream)),
+      filter(
+        (event): event is ProcessOutputEvent =>
+          event.type === 'output' && streams.includes(event.stream),
+      ),
       map((event) => event.chunk),
     );
   }

@@ -96,7 +96,9 @@ export interface ProcessRecord {
 }
 
 const NETWORK_POLICY_METHOD = 'network/policyRequest';
-const NOT_ALLOWED: NetworkPolicyRequestResult = { decision: { type: 'deny', reason: 'not_allowed' } };
+const NOT_ALLOWED: NetworkPolicyRequestResult = {
+  decision: { type: 'deny', reason: 'not_allowed' },
+};
 const MAX_POLICY_HOST_BYTES = 253;
 const MAX_POLICY_PROCESS_ID_BYTES = 256;
 const MAX_POLICY_REASON_BYTES = 1024;
@@ -146,26 +148,24 @@ export class SessionCore {
    */
   handshake(rpc: RpcConnection, resumeSessionId: string | null): Observable<InitializeResult> {
     const budget = this.options.initializeTimeoutMs;
-    return rpc
-      .request('initialize', { clientName: this.options.clientName, resumeSessionId })
-      .pipe(
-        map((raw) => decodeResult('initialize', InitializeResult, raw)),
-        map((result) => {
-          rpc.notify('initialized', {});
-          return result;
-        }),
-        timeout({
-          first: budget,
-          ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
-          with: () =>
-            throwError(
-              () =>
-                new TimeoutError(
-                  `timed out waiting for exec-server initialize handshake after ${formatDuration(budget)}`,
-                ),
-            ),
-        }),
-      );
+    return rpc.request('initialize', { clientName: this.options.clientName, resumeSessionId }).pipe(
+      map((raw) => decodeResult('initialize', InitializeResult, raw)),
+      map((result) => {
+        rpc.notify('initialized', {});
+        return result;
+      }),
+      timeout({
+        first: budget,
+        ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
+        with: () =>
+          throwError(
+            () =>
+              new TimeoutError(
+                `timed out waiting for exec-server initialize handshake after ${formatDuration(budget)}`,
+              ),
+          ),
+      }),
+    );
   }
 
   /** Makes `rpc` the session's live transport. */
@@ -187,7 +187,10 @@ export class SessionCore {
         const state = this.state.value;
         if (state !== 'recovering') {
           return throwError(
-            () => new ProtocolError(`cannot resume a session that is ${state}; resume only applies while recovering`),
+            () =>
+              new ProtocolError(
+                `cannot resume a session that is ${state}; resume only applies while recovering`,
+              ),
           );
         }
         const rpc = this.openRpc(transport);
@@ -195,7 +198,9 @@ export class SessionCore {
         return this.handshake(rpc, this.sessionId).pipe(
           switchMap((result) => {
             if (result.sessionId !== this.sessionId) {
-              throw new ProtocolError(`exec-server initialized an unexpected session ${result.sessionId}`);
+              throw new ProtocolError(
+                `exec-server initialized an unexpected session ${result.sessionId}`,
+              );
             }
             return this.recoverProcesses(rpc);
           }),
@@ -245,12 +250,27 @@ export class SessionCore {
    * arrived; transport-closed errors become `exec-server transport disconnected`.
    */
   guard<T>(source: Observable<T>): Observable<T> {
+    return this.guardWith(source, true);
+  }
+
+  /**
+   * Like `guard`, for event streams (process events, HTTP bodies): they are not aborted with
+   * the pending calls but fail afterwards, when the session fails its process handles and
+   * body streams (spec §16 step 4).
+   */
+  guardStream<T>(source: Observable<T>): Observable<T> {
+    return this.guardWith(source, false);
+  }
+
+  private guardWith<T>(source: Observable<T>, abortWithCalls: boolean): Observable<T> {
     return new Observable<T>((subscriber) => {
       if (this.terminal) {
         subscriber.error(this.terminal);
         return undefined;
       }
-      const aborted = this.abort.subscribe((error) => subscriber.error(error));
+      const aborted = abortWithCalls
+        ? this.abort.subscribe((error) => subscriber.error(error))
+        : undefined;
       const inner = source.subscribe({
         next: (value) => {
           if (this.terminal) subscriber.error(this.terminal);
@@ -260,7 +280,7 @@ export class SessionCore {
         complete: () => subscriber.complete(),
       });
       return () => {
-        aborted.unsubscribe();
+        aborted?.unsubscribe();
         inner.unsubscribe();
       };
     });
@@ -276,7 +296,8 @@ export class SessionCore {
       take(1),
       map(() => {
         if (this.terminal) throw this.terminal;
-        if (this.rpc === undefined) throw new DisconnectedError(DisconnectReason.transportDisconnected);
+        if (this.rpc === undefined)
+          throw new DisconnectedError(DisconnectReason.transportDisconnected);
         return this.rpc;
       }),
     );
@@ -313,13 +334,15 @@ export class SessionCore {
     const attempt = (): Observable<unknown> =>
       this.awaitRpc().pipe(
         switchMap((rpc) =>
-          rpc.request(method, params).pipe(
-            catchError((error: unknown) =>
-              isTransportClosed(error) && rpc.isClosed && !this.terminal
-                ? defer(attempt)
-                : throwError(() => error),
+          rpc
+            .request(method, params)
+            .pipe(
+              catchError((error: unknown) =>
+                isTransportClosed(error) && rpc.isClosed && !this.terminal
+                  ? defer(attempt)
+                  : throwError(() => error),
+              ),
             ),
-          ),
         ),
       );
     return this.guard(defer(attempt).pipe(map((raw) => decodeResult(method, schema, raw))));
@@ -327,7 +350,11 @@ export class SessionCore {
 
   /** Fires a `process/terminate` that survives recovery; failures are ignored (cleanup). */
   terminateInBackground(record: ProcessRecord): void {
-    this.callAcrossRecovery('process/terminate', { processId: record.processId }, ProcessTerminateResult)
+    this.callAcrossRecovery(
+      'process/terminate',
+      { processId: record.processId },
+      ProcessTerminateResult,
+    )
       .pipe(
         catchError(() => EMPTY),
         finalize(() => this.unregister(record)),
@@ -344,7 +371,11 @@ export class SessionCore {
     if (this.processes.has(processId)) {
       throw new ProtocolError(`session already registered for process ${processId}`);
     }
-    const record: ProcessRecord = { processId, log: new ProcessEventLog(processId), recoverable: false };
+    const record: ProcessRecord = {
+      processId,
+      log: new ProcessEventLog(processId),
+      recoverable: false,
+    };
     this.processes.set(processId, record);
     return record;
   }
@@ -388,8 +419,12 @@ export class SessionCore {
         }
         case 'http/request/bodyDelta': {
           // Size first: an oversize delta must not be decoded at all.
-          checkDeltaSize((notification.params as { deltaBase64?: unknown } | null | undefined)?.deltaBase64);
-          this.httpStreams.dispatch(decodeNotification(notification, HttpRequestBodyDeltaNotification));
+          checkDeltaSize(
+            (notification.params as { deltaBase64?: unknown } | null | undefined)?.deltaBase64,
+          );
+          this.httpStreams.dispatch(
+            decodeNotification(notification, HttpRequestBodyDeltaNotification),
+          );
           return;
         }
         default:
@@ -426,7 +461,9 @@ export class SessionCore {
     const error =
       reason instanceof DisconnectedError
         ? reason
-        : new DisconnectedError(`${DisconnectReason.transportDisconnected}: ${reason.message}`, { cause: reason });
+        : new DisconnectedError(`${DisconnectReason.transportDisconnected}: ${reason.message}`, {
+            cause: reason,
+          });
     this.disconnects.next(error);
     if (!this.options.recovery) {
       this.terminate('failed', error);
@@ -438,14 +475,23 @@ export class SessionCore {
   }
 
   private recoverProcesses(rpc: RpcConnection): Observable<unknown> {
-    const records = [...this.processes.values()].filter((record) => record.recoverable && !record.log.isFinished);
-    return concat(...records.map((record) => defer(() => this.recoverProcess(rpc, record)))).pipe(toArray());
+    const records = [...this.processes.values()].filter(
+      (record) => record.recoverable && !record.log.isFinished,
+    );
+    return concat(...records.map((record) => defer(() => this.recoverProcess(rpc, record)))).pipe(
+      toArray(),
+    );
   }
 
   private recoverProcess(rpc: RpcConnection, record: ProcessRecord): Observable<never> {
     const { processId, log } = record;
     return rpc
-      .request('process/read', { processId, afterSeq: log.lastPublishedSeq, maxBytes: null, waitMs: 0 })
+      .request('process/read', {
+        processId,
+        afterSeq: log.lastPublishedSeq,
+        maxBytes: null,
+        waitMs: 0,
+      })
       .pipe(
         map((raw) => decodeResult('process/read', ProcessReadResult, raw)),
         switchMap((result) => {
@@ -457,14 +503,21 @@ export class SessionCore {
           if (isTransportClosed(error)) return throwError(() => error);
           const detail = error instanceof Error ? error.message : String(error);
           const terminate = rpc.request('process/terminate', { processId }).pipe(
-            catchError((failure: unknown) => (isTransportClosed(failure) ? throwError(() => failure) : EMPTY)),
+            catchError((failure: unknown) =>
+              isTransportClosed(failure) ? throwError(() => failure) : EMPTY,
+            ),
             ignoreElements(),
           );
           return concat(
             terminate,
             defer(() => {
               this.unregister(record);
-              log.fail(new ProcessFailedError(processId, `failed to recover process ${processId}: ${detail}`));
+              log.fail(
+                new ProcessFailedError(
+                  processId,
+                  `failed to recover process ${processId}: ${detail}`,
+                ),
+              );
               return EMPTY;
             }),
           );
@@ -477,7 +530,9 @@ export class SessionCore {
     if (method !== NETWORK_POLICY_METHOD) return undefined;
     const parsed = NetworkPolicyRequestParams.safeParse(params);
     if (!parsed.success) {
-      return throwError(() => new ServerError(ErrorCode.invalidParams, 'invalid network policy request params'));
+      return throwError(
+        () => new ServerError(ErrorCode.invalidParams, 'invalid network policy request params'),
+      );
     }
     const request = parsed.data;
     const decide = this.options.handleNetworkPolicyRequest;
@@ -536,14 +591,21 @@ function toSnapshot(result: ProcessReadResult): ProcessReadSnapshot {
 
 /** Every transport-closed error becomes `exec-server transport disconnected` (spec §11.3). */
 function mapCallError(error: unknown): unknown {
-  if (isTransportClosed(error) && !(error instanceof DisconnectedError && error.message === DisconnectReason.recovering)) {
+  if (
+    isTransportClosed(error) &&
+    !(error instanceof DisconnectedError && error.message === DisconnectReason.recovering)
+  ) {
     return new DisconnectedError(DisconnectReason.transportDisconnected, { cause: error });
   }
   return error;
 }
 
 /** Decodes a result with its schema; a mismatch is a JsonError naming the method. */
-export function decodeResult<S extends z.ZodType>(method: string, schema: S, raw: unknown): z.output<S> {
+export function decodeResult<S extends z.ZodType>(
+  method: string,
+  schema: S,
+  raw: unknown,
+): z.output<S> {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw new JsonError(`\`${method}\` result did not match the protocol: ${parsed.error.message}`);
@@ -551,10 +613,15 @@ export function decodeResult<S extends z.ZodType>(method: string, schema: S, raw
   return parsed.data;
 }
 
-function decodeNotification<S extends z.ZodType>(notification: JsonRpcNotification, schema: S): z.output<S> {
+function decodeNotification<S extends z.ZodType>(
+  notification: JsonRpcNotification,
+  schema: S,
+): z.output<S> {
   const parsed = schema.safeParse(notification.params);
   if (!parsed.success) {
-    throw new JsonError(`\`${notification.method}\` params did not match the protocol: ${parsed.error.message}`);
+    throw new JsonError(
+      `\`${notification.method}\` params did not match the protocol: ${parsed.error.message}`,
+    );
   }
   return parsed.data;
 }

@@ -35,7 +35,9 @@ export class FakeExecutor {
 
   /** Unanswered requests for `method`, oldest first. */
   pending(method?: string): RecordedRequest[] {
-    return this.requests.filter((r) => !r.answered && (method === undefined || r.method === method));
+    return this.requests.filter(
+      (r) => !r.answered && (method === undefined || r.method === method),
+    );
   }
 
   /** The oldest unanswered request for `method`; throws when there is none. */
@@ -92,7 +94,10 @@ export class FakeExecutor {
 }
 
 /** A linked client transport and fake executor. */
-export function fakeConnection(sessionId = 'session-1', environmentInfo?: unknown): {
+export function fakeConnection(
+  sessionId = 'session-1',
+  environmentInfo?: unknown,
+): {
   transport: PairEnd;
   executor: FakeExecutor;
 } {
