@@ -8,8 +8,21 @@
 import { z } from 'zod';
 import { PathUri } from './pathUri.js';
 
-/** Methods without parameters are sent with `"params": null` (§2.5). */
-export const NoParams = z.null();
+/**
+ * Methods without parameters are sent with `"params": null` (§2.5). On input an absent
+ * `params` or `{}` means the same (the executor accepts all three).
+ */
+export const NoParams = z.preprocess(
+  (value) =>
+    value === undefined ||
+    (typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.keys(value).length === 0)
+      ? null
+      : value,
+  z.null(),
+);
 export type NoParams = z.infer<typeof NoParams>;
 
 export const ShellInfo = z.object({

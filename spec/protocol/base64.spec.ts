@@ -1,0 +1,34 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  Base64,
+  decodeBase64,
+  decodedBase64Length,
+  encodeBase64,
+} from '../../src/protocol/index.js';
+
+describe('base64', () => {
+  it('encodes standard padded base64 and decodes it back', () => {
+    expect(encodeBase64('hi\n')).toBe('aGkK');
+    expect(encodeBase64(new Uint8Array([0xfb, 0xff]))).toBe('+/8=');
+    expect(Buffer.from(decodeBase64('+/8='))).toEqual(Buffer.from([0xfb, 0xff]));
+    expect(decodeBase64('')).toHaveLength(0);
+  });
+
+  it('refuses url-safe, unpadded or garbage input with a clear error', () => {
+    for (const bad of ['-_8=', '+/8', 'not base64!', 'aGk K']) {
+      expect(() => decodeBase64(bad)).toThrow(/invalid base64/);
+      expect(Base64.safeParse(bad).success).toBe(false);
+    }
+  });
+
+  it('computes the decoded length without decoding', () => {
+    for (const n of [0, 1, 2, 3, 4, 1024 * 1024]) {
+      expect(decodedBase64Length(Buffer.alloc(n).toString('base64'))).toBe(n);
+    }
+  });
+
+  it('encodes a view of a larger buffer without its neighbours', () => {
+    const backing = Buffer.from('xxhixx');
+    expect(encodeBase64(backing.subarray(2, 4))).toBe(encodeBase64('hi'));
+  });
+});
