@@ -68,6 +68,16 @@ function systemError(code: 'ENOENT' | 'EACCES', syscall: string): NodeJS.ErrnoEx
   return error;
 }
 
+/** portable-pty's wording when a bare program name is not found on the child's PATH. */
+export class ProgramNotOnPathError extends Error {
+  constructor(program: string, path: string) {
+    super(
+      `Unable to spawn ${program} because:\nNo viable candidates found in PATH ${JSON.stringify(path)}`,
+    );
+    this.name = 'ProgramNotOnPathError';
+  }
+}
+
 /** Resolves a program the way `execvp` does, through the child's PATH. */
 function resolveProgram(program: string, cwd: string, env: Record<string, string>): string {
   const candidates = program.includes('/')
@@ -85,6 +95,7 @@ function resolveProgram(program: string, cwd: string, env: Record<string, string
       if ((error as NodeJS.ErrnoException).code === 'EACCES') denied = true;
     }
   }
+  if (!denied && !program.includes('/')) throw new ProgramNotOnPathError(program, env.PATH ?? '');
   throw systemError(denied ? 'EACCES' : 'ENOENT', 'spawn');
 }
 

@@ -18,6 +18,7 @@ import { HttpRequests } from './httpRequests.js';
 import { jsonSyntaxError } from './jsonSyntax.js';
 import { METHODS, type HandlerContext } from './methods.js';
 import { InitializeParams, decodeParams } from './params.js';
+import { errorMessage } from './osError.js';
 import { RpcFailure } from './rpcFailure.js';
 import type { Session, SessionOwner, SessionRegistry } from './sessionRegistry.js';
 
@@ -116,9 +117,7 @@ export class ConnectionProcessor implements SessionOwner {
       this.write({ id, result });
     } catch (error) {
       const failure =
-        error instanceof RpcFailure
-          ? error
-          : RpcFailure.internal(error instanceof Error ? error.message : String(error));
+        error instanceof RpcFailure ? error : RpcFailure.internal(errorMessage(error));
       this.replyError(id, failure);
     }
   }

@@ -55,13 +55,31 @@ interface SystemError {
   message: string;
 }
 
+// Duck-typed: errors from Node core may come from another realm (e.g. under Jest's VM).
 function isSystemError(error: unknown): error is SystemError {
-  return error instanceof Error && typeof (error as Partial<SystemError>).code === 'string';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as Partial<SystemError>).code === 'string' &&
+    typeof (error as Partial<SystemError>).message === 'string'
+  );
+}
+
+/** The message of any thrown value. */
+export function errorMessage(error: unknown): string {
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { message?: unknown }).message === 'string'
+  ) {
+    return (error as { message: string }).message;
+  }
+  return String(error);
 }
 
 /** `No such file or directory (os error 2)` for a Node system error; its message otherwise. */
 export function describeOsError(error: unknown): string {
-  if (!isSystemError(error)) return error instanceof Error ? error.message : String(error);
+  if (!isSystemError(error)) return errorMessage(error);
   const errno = (constants.errno as Record<string, number>)[error.code];
   const text = STRERROR[error.code];
   if (text === undefined || errno === undefined) return error.message;
