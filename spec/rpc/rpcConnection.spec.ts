@@ -228,7 +228,11 @@ describe('RpcConnection close', () => {
 
 describe('RpcConnection malformed input is fatal', () => {
   it.each([
-    ['bad JSON', '{"id":1,', /malformed JSON/],
+    [
+      'bad JSON',
+      '{"id":1,',
+      /^exec-server protocol error: exec-server sent malformed JSON \([^:(]*JSON[^)]*\): \{"id":1,$/,
+    ],
     ['a non-object', '42', /not a JSON-RPC request/],
     ['a batch', '[{"id":1,"result":{}}]', /not a JSON-RPC request/],
     ['an unclassifiable object', '{"id":1}', /not a JSON-RPC request/],

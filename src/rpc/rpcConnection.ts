@@ -19,6 +19,7 @@ import {
   type JsonRpcNotification,
   type RequestId,
 } from '../protocol/jsonrpc.js';
+import { errorMessage } from '../transport/errorMessage.js';
 import type { Transport } from '../transport/transport.js';
 
 /** `MAX_IN_FLIGHT_REGULAR_CALLS` (spec §18.1). */
@@ -121,9 +122,10 @@ export class RpcConnection {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
       this.shutdown(
-        new ProtocolError(`exec-server sent malformed JSON (${detail}): ${excerpt(text)}`),
+        new ProtocolError(
+          `exec-server sent malformed JSON (${errorMessage(error)}): ${excerpt(text)}`,
+        ),
       );
       return;
     }
@@ -209,7 +211,7 @@ export class RpcConnection {
               ? { code: error.code, message: error.serverMessage }
               : {
                   code: ErrorCode.internalError,
-                  message: error instanceof Error ? error.message : String(error),
+                  message: errorMessage(error),
                 },
         }),
       complete: () => reply({ kind: 'response', id, result: null }),
@@ -247,10 +249,12 @@ function pendingFailure(reason: ExecServerError): DisconnectedError {
 
 function asDisconnect(error: unknown): ExecServerError {
   if (error instanceof ExecServerError) return error;
-  const detail = error instanceof Error ? error.message : String(error);
-  return new DisconnectedError(`${DisconnectReason.transportDisconnected}: ${detail}`, {
-    cause: error,
-  });
+  return new DisconnectedError(
+    `${DisconnectReason.transportDisconnected}: ${errorMessage(error)}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 function excerpt(text: string): string {

@@ -5,8 +5,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { asyncScheduler, Observable, Subject, timer, type SchedulerLike } from 'rxjs';
+import {
+  asyncScheduler,
+  Observable,
+  ReplaySubject,
+  Subject,
+  timer,
+  type SchedulerLike,
+} from 'rxjs';
 import { ConnectError, DisconnectedError, DisconnectReason } from '../protocol/errors.js';
+import { errorMessage } from './errorMessage.js';
 import type { Transport } from './transport.js';
 
 /** Longest accepted inbound line (`MAX_STDIO_JSONRPC_MESSAGE_LEN`, 64 MiB). */
@@ -110,6 +118,19 @@ export function fromStdio(
   };
 }
 
+/** How a spawned child ended. */
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A Transport to a spawned child, with the child's identity and end. */
+export interface SpawnedStdioTransport extends Transport {
+  readonly pid: number;
+  /** Emits once when the child has exited, then completes; replays to late subscribers. */
+  readonly exit$: Observable<ChildExit>;
+}
+
 export interface SpawnStdioOptions extends StdioTransportOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
@@ -131,8 +152,8 @@ export function spawnStdioTransport(
   command: string,
   args: readonly string[],
   options: SpawnStdioOptions = {},
-): Observable<Transport> {
-  return new Observable<Transport>((subscriber) => {
+): Observable<SpawnedStdioTransport> {
+  return new Observable<SpawnedStdioTransport>((subscriber) => {
     const ownGroup = process.platform !== 'win32';
     let child: ChildProcess;
     try {
@@ -147,6 +168,11 @@ export function spawnStdioTransport(
       return undefined;
     }
     let emitted = false;
+    const exit = new ReplaySubject<ChildExit>(1);
+    child.once('exit', (code, signal) => {
+      exit.next({ code, signal });
+      exit.complete();
+    });
     const terminate = (): void => terminateChild(child, ownGroup, options);
     if (options.onStderr) {
       const onStderr = options.onStderr;
@@ -157,13 +183,16 @@ export function spawnStdioTransport(
       if (!emitted) subscriber.error(spawnError(error));
     });
     child.once('spawn', () => {
-      const stdin = child.stdin;
-      const stdout = child.stdout;
-      if (!stdin || !stdout)
+      const { stdin, stdout, pid } = child;
+      if (!stdin || !stdout || pid === undefined) {
+        terminate();
         return subscriber.error(spawnError(new Error('child has no stdio pipes')));
+      }
       const inner = fromStdio(stdout, stdin, options);
       emitted = true;
       subscriber.next({
+        pid,
+        exit$: exit.asObservable(),
         incoming$: inner.incoming$,
         send: (message) => inner.send(message),
         close: () => {
@@ -198,6 +227,5 @@ function terminateChild(child: ChildProcess, ownGroup: boolean, options: SpawnSt
 }
 
 function spawnError(error: unknown): ConnectError {
-  const detail = error instanceof Error ? error.message : String(error);
-  return new ConnectError(`failed to spawn exec-server: ${detail}`, { cause: error });
+  return new ConnectError(`failed to spawn exec-server: ${errorMessage(error)}`, { cause: error });
 }

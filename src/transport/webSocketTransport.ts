@@ -11,6 +11,7 @@ import {
   ProtocolError,
   TimeoutError,
 } from '../protocol/errors.js';
+import { errorMessage } from './errorMessage.js';
 import { formatDuration } from './formatDuration.js';
 import type { Transport } from './transport.js';
 
@@ -57,7 +58,7 @@ export function connectWebSocket(
     } catch (error) {
       subscriber.error(
         new ConnectError(
-          `failed to connect to exec-server websocket \`${url}\`: ${describe(error)}`,
+          `failed to connect to exec-server websocket \`${url}\`: ${errorMessage(error)}`,
           {
             cause: error,
           },
@@ -214,8 +215,4 @@ export function fromWebSocket(
       }
     },
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
