@@ -141,6 +141,39 @@ describe('ExecServerClient.connect', () => {
     });
   });
 
+  it('bounds environment/status by 10s and environment/info by 30s (marbles)', () => {
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    scheduler.run(({ expectObservable }) => {
+      const { client } = connect({ scheduler });
+      expectObservable(client.environmentStatus()).toBe(
+        '10s #',
+        undefined,
+        new TimeoutError(
+          'exec-server protocol error: timed out waiting for exec-server `environment/status` response after 10s',
+        ),
+      );
+      expectObservable(client.environmentInfo()).toBe(
+        '30s #',
+        undefined,
+        new TimeoutError(
+          'exec-server protocol error: timed out waiting for exec-server `environment/info` response after 30s',
+        ),
+      );
+    });
+  });
+
+  it('replaces a transport whose environment/info timed out when recovery is on', () => {
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    scheduler.run(({ flush }) => {
+      const { client, transport } = connect({ scheduler, recovery: true });
+      const info = watch(client.environmentInfo());
+      flush();
+      expect(info.error).toBeInstanceOf(TimeoutError);
+      expect(transport.isClosed).toBe(true);
+      expect(client.state).toBe('recovering');
+    });
+  });
+
   it('rejects a resumed connect that returns another session id', () => {
     const { transport } = fakeConnection('other');
     const seen = watch(
@@ -652,6 +685,28 @@ describe('recovery', () => {
     next.executor.notify('process/output', output('p1', 2, 'b'));
     next.executor.notify('process/output', output('p1', 3, 'c'));
     expect(events.values.map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  it("publishes the transport's own reason on disconnected$, even with a pending write", () => {
+    const { client, executor } = connect({ recovery: true });
+    const handle = startProcess(client, executor);
+    watch(handle.write('x'));
+    const disconnects = watch(client.disconnected$);
+    executor.end.drop('socket reset');
+    expect(disconnects.values.map((e) => e.message)).toEqual([
+      'exec-server transport disconnected: socket reset',
+    ]);
+    expect(client.state).toBe('recovering');
+  });
+
+  it('publishes connected → recovering → connected → retired on state$', () => {
+    const { client, executor } = connect({ recovery: true });
+    const states = watch(client.state$);
+    executor.end.close();
+    watch(client.resume(fakeConnection().transport));
+    client.retire();
+    expect(states.values).toEqual(['connected', 'recovering', 'connected', 'retired']);
+    expect(watch(client.state$).values).toEqual(['retired']);
   });
 
   it('rejects a resume that returns another session id and stays recovering', () => {

@@ -16,6 +16,7 @@ import {
 } from 'rxjs';
 import { randomUUID } from 'node:crypto';
 import {
+  ConnectError,
   DisconnectedError,
   DisconnectReason,
   ErrorCode,
@@ -165,7 +166,7 @@ export class ExecServerClient {
     return this.core.state.value;
   }
 
-  /** The state now and on every change; completes once `retired` or `failed`. */
+  /** The state now and on every change (`retired` and `failed` are final). */
   get state$(): Observable<SessionState> {
     return this.core.state.asObservable();
   }
@@ -330,13 +331,15 @@ export class ExecServerClient {
 }
 
 /**
- * True for resume errors worth another attempt on a fresh transport: transport loss,
- * initialize timeout, and -32010 (the executor still holds the old connection).
+ * True for resume errors worth another attempt on a fresh transport: transport loss, connect
+ * failure or timeout, initialize timeout, and -32010 (the executor still holds the old
+ * connection). `unknown session id` (-32600) and an unexpected session id are final.
  */
 export function isRetryableResumeError(error: unknown): boolean {
   return (
     isTransportClosed(error) ||
     error instanceof TimeoutError ||
+    error instanceof ConnectError ||
     (error instanceof ServerError && error.code === ErrorCode.sessionAlreadyAttached)
   );
 }

@@ -114,7 +114,6 @@ export class SessionCore {
 
   private rpc: RpcConnection | undefined;
   private terminal: DisconnectedError | undefined;
-  private retired = false;
   /** Emits the terminal error once: every guarded call still pending fails with it. */
   private readonly abort = new Subject<DisconnectedError>();
 
@@ -123,10 +122,6 @@ export class SessionCore {
   /** The error every call gets once the session is retired or failed. */
   get terminalError(): DisconnectedError | undefined {
     return this.terminal;
-  }
-
-  get isRetired(): boolean {
-    return this.retired;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -224,7 +219,6 @@ export class SessionCore {
     if (this.terminal) return;
     // 1. Mark: from here on every result observed through this session is rejected.
     this.terminal = error;
-    this.retired = kind === 'retired';
     const rpc = this.rpc;
     this.rpc = undefined;
     this.state.next(kind);
@@ -237,7 +231,6 @@ export class SessionCore {
     this.processes.clear();
     for (const record of records) record.log.fail(error);
     this.httpStreams.failAll(error);
-    this.state.complete();
     this.disconnects.complete();
   }
 
@@ -290,7 +283,7 @@ export class SessionCore {
   awaitRpc(): Observable<RpcConnection> {
     return defer(() => {
       this.noticeDeadRpc();
-      return this.state;
+      return this.terminal ? throwError(() => this.terminal) : this.state;
     }).pipe(
       filter((state) => state !== 'recovering'),
       take(1),
@@ -334,15 +327,17 @@ export class SessionCore {
     const attempt = (): Observable<unknown> =>
       this.awaitRpc().pipe(
         switchMap((rpc) =>
-          rpc
-            .request(method, params)
-            .pipe(
-              catchError((error: unknown) =>
-                isTransportClosed(error) && rpc.isClosed && !this.terminal
-                  ? defer(attempt)
-                  : throwError(() => error),
-              ),
-            ),
+          rpc.request(method, params).pipe(
+            catchError((error: unknown) => {
+              if (!isTransportClosed(error) || !rpc.isClosed || this.terminal) {
+                return throwError(() => error);
+              }
+              // The connection fails its callers before announcing its end: record the
+              // loss with its real reason now, then wait for the resumed transport.
+              if (error instanceof ExecServerError) this.onTransportLost(rpc, error);
+              return defer(attempt);
+            }),
+          ),
         ),
       );
     return this.guard(defer(attempt).pipe(map((raw) => decodeResult(method, schema, raw))));
