@@ -197,7 +197,10 @@ export class HandshakeState {
     const { crypto, random } = this.#options;
     switch (token) {
       case 'e': {
-        const dhPrivateKey = this.#options.localEphemeralPrivateKey ?? random(X25519_KEY_LENGTH);
+        // Copied: providers cache key objects per array instance, so it must never change.
+        const dhPrivateKey = (
+          this.#options.localEphemeralPrivateKey ?? random(X25519_KEY_LENGTH)
+        ).slice();
         const dhPublicKey = crypto.x25519PublicKey(dhPrivateKey);
         parts.push(dhPublicKey);
         this.#symmetric.mixHash(dhPublicKey);

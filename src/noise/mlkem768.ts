@@ -5,21 +5,38 @@ import { MLKEM768_PUBLIC_KEY_LENGTH } from './constants.js';
  * ML-KEM-768 on `@noble/post-quantum`, shared by both providers (Node 20 has no ML-KEM).
  *
  * Noble's "prepared" keys cache the expanded matrix Â of a public key, which roughly halves
- * the cost of later encapsulations and decapsulations. Static keys are used on every
- * handshake, so the prepared form is cached per key *array instance* (identities and parsed
- * public keys keep theirs for life); ephemeral keys cost about the same either way.
+ * the cost of later encapsulations and decapsulations; preparing costs about what it saves
+ * once. Static keys recur on every handshake (the executor's pinned key, a reconnecting
+ * harness's key, our own identity's key), so prepared forms are kept:
+ *  - for encapsulation, in a small LRU keyed by the public key's bytes (public data);
+ *  - for decapsulation, per secret-key array instance (identities keep theirs for life), so
+ *    no secret-derived value is ever used as a map key.
  */
-const preparedByKey = new WeakMap<Uint8Array, KEMPrepared>();
+const ENCAPSULATION_CACHE_SIZE = 32;
+const preparedByPublicKey = new Map<string, KEMPrepared>();
+const preparedBySecretKey = new WeakMap<Uint8Array, KEMPrepared>();
 
 // FIPS 203 dk layout: dk_pke (384·k) ‖ ek (384·k + 32) ‖ H(ek) ‖ z; k = 3 for ML-KEM-768.
 const EK_OFFSET_IN_DK = 1152;
 
-function prepared(cacheKey: Uint8Array, publicKey: Uint8Array): KEMPrepared {
-  let entry = preparedByKey.get(cacheKey);
-  if (entry === undefined) {
+function preparedForEncapsulation(publicKey: Uint8Array): KEMPrepared {
+  const cacheKey = Buffer.from(
+    publicKey.buffer,
+    publicKey.byteOffset,
+    publicKey.byteLength,
+  ).toString('latin1');
+  let entry = preparedByPublicKey.get(cacheKey);
+  if (entry !== undefined) {
+    // Refresh recency: Map iteration order is insertion order.
+    preparedByPublicKey.delete(cacheKey);
+  } else {
     entry = ml_kem768.prepare(publicKey);
-    preparedByKey.set(cacheKey, entry);
+    if (preparedByPublicKey.size >= ENCAPSULATION_CACHE_SIZE) {
+      const oldest = preparedByPublicKey.keys().next();
+      if (oldest.done !== true) preparedByPublicKey.delete(oldest.value);
+    }
   }
+  preparedByPublicKey.set(cacheKey, entry);
   return entry;
 }
 
@@ -34,13 +51,16 @@ export function mlkem768Encapsulate(
   publicKey: Uint8Array,
   randomness: Uint8Array,
 ): { cipherText: Uint8Array; sharedSecret: Uint8Array } {
-  return prepared(publicKey, publicKey).encapsulate(randomness);
+  return preparedForEncapsulation(publicKey).encapsulate(randomness);
 }
 
 export function mlkem768Decapsulate(cipherText: Uint8Array, secretKey: Uint8Array): Uint8Array {
-  const publicKey = secretKey.subarray(
-    EK_OFFSET_IN_DK,
-    EK_OFFSET_IN_DK + MLKEM768_PUBLIC_KEY_LENGTH,
-  );
-  return prepared(secretKey, publicKey).decapsulate(cipherText, secretKey);
+  let entry = preparedBySecretKey.get(secretKey);
+  if (entry === undefined) {
+    entry = ml_kem768.prepare(
+      secretKey.subarray(EK_OFFSET_IN_DK, EK_OFFSET_IN_DK + MLKEM768_PUBLIC_KEY_LENGTH),
+    );
+    preparedBySecretKey.set(secretKey, entry);
+  }
+  return entry.decapsulate(cipherText, secretKey);
 }

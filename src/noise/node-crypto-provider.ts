@@ -9,28 +9,46 @@ import {
   getRandomValues,
   type KeyObject,
 } from 'node:crypto';
-import { asPlainBytes, concatBytes } from './bytes.js';
+import { asPlainBytes } from './bytes.js';
 import type { NoiseCryptoProvider } from './crypto-provider.js';
 import { mlkem768Decapsulate, mlkem768Encapsulate, mlkem768KeyPair } from './mlkem768.js';
 
-// Node 20 cannot import raw X25519 keys directly; wrap the 32 bytes in fixed DER headers.
-const X25519_PKCS8_PREFIX = Uint8Array.from(Buffer.from('302e020100300506032b656e04220420', 'hex'));
-const X25519_SPKI_PREFIX = Uint8Array.from(Buffer.from('302a300506032b656e032100', 'hex'));
+// Node 20 cannot import raw X25519 keys as such. PKCS#8/SPKI DER import goes through OpenSSL 3's
+// slow decoder framework (~1 ms per key); JWK import builds the key straight from the raw bytes.
+// Node requires `x` beside `d` in a private JWK but derives the public half from `d` alone
+// (checked by the RFC 7748 vector in spec/noise/crypto-provider.spec.ts).
+const JWK_PLACEHOLDER_X = Buffer.alloc(32).toString('base64url');
+
+// Static keys are used on every handshake: keep their KeyObjects per array instance.
+const privateKeyObjects = new WeakMap<Uint8Array, KeyObject>();
+const publicKeyObjects = new WeakMap<Uint8Array, KeyObject>();
+
+function base64url(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+}
 
 function x25519PrivateKeyObject(privateKey: Uint8Array): KeyObject {
-  return createPrivateKey({
-    key: Buffer.from(concatBytes(X25519_PKCS8_PREFIX, privateKey)),
-    format: 'der',
-    type: 'pkcs8',
-  });
+  let keyObject = privateKeyObjects.get(privateKey);
+  if (keyObject === undefined) {
+    keyObject = createPrivateKey({
+      key: { kty: 'OKP', crv: 'X25519', d: base64url(privateKey), x: JWK_PLACEHOLDER_X },
+      format: 'jwk',
+    });
+    privateKeyObjects.set(privateKey, keyObject);
+  }
+  return keyObject;
 }
 
 function x25519PublicKeyObject(publicKey: Uint8Array): KeyObject {
-  return createPublicKey({
-    key: Buffer.from(concatBytes(X25519_SPKI_PREFIX, publicKey)),
-    format: 'der',
-    type: 'spki',
-  });
+  let keyObject = publicKeyObjects.get(publicKey);
+  if (keyObject === undefined) {
+    keyObject = createPublicKey({
+      key: { kty: 'OKP', crv: 'X25519', x: base64url(publicKey) },
+      format: 'jwk',
+    });
+    publicKeyObjects.set(publicKey, keyObject);
+  }
+  return keyObject;
 }
 
 function checkLength(what: string, bytes: Uint8Array, length: number): void {
@@ -51,11 +69,9 @@ export const nodeCryptoProvider: NoiseCryptoProvider = {
 
   x25519PublicKey(privateKey) {
     checkLength('X25519 private key', privateKey, 32);
-    const der = createPublicKey(x25519PrivateKeyObject(privateKey)).export({
-      format: 'der',
-      type: 'spki',
-    });
-    return asPlainBytes(der.subarray(X25519_SPKI_PREFIX.length));
+    const jwk = createPublicKey(x25519PrivateKeyObject(privateKey)).export({ format: 'jwk' });
+    if (typeof jwk.x !== 'string') throw new Error('node:crypto returned no X25519 public key');
+    return asPlainBytes(Buffer.from(jwk.x, 'base64url'));
   },
 
   x25519SharedSecret(privateKey, publicKey) {
