@@ -9,13 +9,13 @@
  * long `process/read` or `http/request` never delays `process/terminate` (spec §3.3).
  */
 import type { Subscription } from 'rxjs';
-import { classifyMessage, type RequestId } from '../protocol/jsonrpc.js';
+import type { RequestId } from '../protocol/jsonrpc.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { Transport } from '../transport/transport.js';
 import { environmentInfo } from './environmentInfo.js';
 import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
-import { jsonSyntaxError } from './jsonSyntax.js';
+import { parseInbound } from './inboundMessage.js';
 import { METHODS, type HandlerContext } from './methods.js';
 import { InitializeParams, decodeParams } from './params.js';
 import { errorMessage } from './osError.js';
@@ -80,13 +80,15 @@ export class ConnectionProcessor implements SessionOwner {
     if (this.closed) return;
     // Step 1 of spec §3.2: a session taken over by another connection ends this one.
     if (this.session && this.session.owner !== this) return this.finish();
-    const syntax = jsonSyntaxError(text);
-    const message = syntax === undefined ? classifyMessage(JSON.parse(text)) : undefined;
-    if (!message) {
-      const detail = syntax ?? 'expected a JSON-RPC object';
-      this.replyError(-1, RpcFailure.invalidRequest(`${this.options.parseErrorPrefix}: ${detail}`));
+    const inbound = parseInbound(text);
+    if ('error' in inbound) {
+      this.replyError(
+        -1,
+        RpcFailure.invalidRequest(`${this.options.parseErrorPrefix}: ${inbound.error}`),
+      );
       return;
     }
+    const { message } = inbound;
     switch (message.kind) {
       case 'request': {
         const handling = this.handleRequest(message.id, message.method, message.params);

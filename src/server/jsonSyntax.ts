@@ -2,7 +2,7 @@
  * A JSON syntax check that words its errors like serde_json (`expected ident at line 1 column
  * 2`), so malformed-input replies match the Rust executor's text. It also refuses duplicate
  * object keys, which the executor's bounded decoder rejects and `JSON.parse` would silently
- * merge. Returns `undefined` when the text is valid JSON.
+ * merge. Returns where the first JSON value ends, or the error text.
  */
 /** serde_json's default recursion limit. */
 const MAX_NESTING = 128;
@@ -16,7 +16,7 @@ class SyntaxFailure extends Error {
   }
 }
 
-export function jsonSyntaxError(text: string): string | undefined {
+export function scanJson(text: string): { end: number } | { error: string } {
   let pos = 0;
   let depth = 0;
   const fail = (reason: string, at = pos): never => {
@@ -89,7 +89,7 @@ export function jsonSyntaxError(text: string): string | undefined {
     const char = text[pos] as string;
     if (char === '{' || char === '[') {
       depth += 1;
-      if (depth > MAX_NESTING) fail('recursion limit exceeded', pos + 1);
+      if (depth >= MAX_NESTING) fail('recursion limit exceeded');
       if (char === '{') object();
       else list();
       depth -= 1;
@@ -159,12 +159,11 @@ export function jsonSyntaxError(text: string): string | undefined {
   };
   try {
     value();
-    skipWhitespace();
-    if (pos < text.length) fail('trailing characters');
-    return undefined;
+    // Like the binary, whatever follows the first complete value is ignored.
+    return { end: pos };
   } catch (error) {
     if (!(error instanceof SyntaxFailure)) throw error;
-    return `${error.reason} at ${lineAndColumn(text, error.position)}`;
+    return { error: `${error.reason} at ${lineAndColumn(text, error.position)}` };
   }
 }
 
@@ -175,4 +174,10 @@ function lineAndColumn(text: string, position: number): string {
   const lineStart = before.lastIndexOf('\n');
   const column = position < text.length ? position - lineStart : position - lineStart - 1;
   return `line ${line} column ${column}`;
+}
+
+/** The serde_json error text for `text`, or `undefined` when it starts with a valid JSON value. */
+export function jsonSyntaxError(text: string): string | undefined {
+  const scanned = scanJson(text);
+  return 'error' in scanned ? scanned.error : undefined;
 }

@@ -127,7 +127,7 @@ export type HttpRequestParams = z.infer<typeof HttpRequestParams>;
 /** Methods without params: `null`, absent and `{}` are all accepted. */
 export const NoParams = z.union([z.null(), z.undefined(), z.object({}).strict()]);
 
-function describeValue(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
   if (typeof value === 'number') return 'number';
