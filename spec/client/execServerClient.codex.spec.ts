@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import {
   filter,
   firstValueFrom,
+  from,
   lastValueFrom,
   scan,
   timeout,
@@ -132,6 +133,14 @@ describe('ExecServerClient on codex exec-server 0.169.0', () => {
       join(dir, 'copy.txt'),
     );
     expect(text(await all(client.fs.readFileStream(file)))).toBe('hello world');
+    const streamed = join(dir, 'streamed.bin');
+    const parts = [Buffer.from('part one, '), Buffer.alloc(0), Buffer.from('part two')];
+    await within(
+      client.fs.writeFileStream(streamed, from(parts.map((part) => new Uint8Array(part)))),
+    );
+    expect(Buffer.from(await within(client.fs.readFile(streamed))).toString()).toBe(
+      'part one, part two',
+    );
     await within(client.fs.remove(dir));
     await expect(within(client.fs.getMetadata(dir))).rejects.toBeInstanceOf(NotFoundError);
   });

@@ -495,6 +495,43 @@ describe('filesystem', () => {
   });
 });
 
+describe('writable file streams', () => {
+  it('refuses without the fileWriteStreaming capability and sends nothing', () => {
+    const { client, executor } = connect({}, ENV_INFO);
+    const written = watch(client.fs.writeFileStream('/f', of(new Uint8Array([1]))));
+    expect((written.error as Error).message).toBe(
+      'exec-server protocol error: exec-server does not support writable file streams',
+    );
+    expect(executor.requests.map((r) => r.method)).toEqual(['initialize']);
+  });
+
+  it('opens with mode replace, writes blocks at increasing offsets, then closes', () => {
+    const { client, executor } = connect(
+      {},
+      { ...ENV_INFO, capabilities: { fileWriteStreaming: true } },
+    );
+    executor.handlers.set('fs/writeBlock', () => ({}));
+    executor.handlers.set('fs/close', () => ({}));
+    const written = watch(
+      client.fs.writeFileStream(
+        '/f',
+        of(new Uint8Array(Buffer.from('ab')), new Uint8Array(Buffer.from('cde'))),
+      ),
+    );
+    const open = executor.take('fs/open');
+    const handleId = (open.params as { handleId: string }).handleId;
+    expect(open.params).toEqual({ handleId, path: 'file:///f', mode: 'replace', sandbox: null });
+    executor.respond(open, { handleId });
+    expect(executor.requests.slice(2).map((r) => [r.method, r.params])).toEqual([
+      ['fs/writeBlock', { handleId, offset: 0, chunk: base64('ab') }],
+      ['fs/writeBlock', { handleId, offset: 2, chunk: base64('cde') }],
+      ['fs/close', { handleId }],
+    ]);
+    expect(written.values).toEqual([undefined]);
+    expect(written.completed).toBe(true);
+  });
+});
+
 describe('http', () => {
   it('streams the body by seq with a client-generated request id', () => {
     const { client, executor } = connect();

@@ -111,7 +111,7 @@ export class ExecServerClient {
   readonly http: HttpClient;
 
   private constructor(private readonly core: SessionCore) {
-    this.fs = new FileSystemClient(core);
+    this.fs = new FileSystemClient(core, () => this.environmentInfo());
     this.http = new HttpClient(core);
   }
 

@@ -10,12 +10,14 @@ import {
   Observable,
   catchError,
   concat,
+  concatMap,
   defer,
   expand,
   filter,
   finalize,
   ignoreElements,
   map,
+  switchMap,
   takeWhile,
   tap,
   throwError,
@@ -35,14 +37,16 @@ import {
   FsReadFileResult,
   FsRemoveResult,
   FsWalkResult,
+  FsWriteBlockResult,
   FsWriteFileResult,
   type FsReadDirectoryEntry,
   type FsWalkEntryKind,
   type FsWalkOptions,
 } from '../protocol/fs.js';
+import type { EnvironmentInfo } from '../protocol/environment.js';
 import type { FileSystemSandboxContext } from '../protocol/sandbox.js';
 import { fileUriToPath, pathToFileUri } from '../protocol/pathUri.js';
-import { FILE_READ_CHUNK_SIZE } from './limits.js';
+import { FILE_READ_CHUNK_SIZE, FILE_WRITE_CHUNK_SIZE } from './limits.js';
 import type { SessionCore } from './sessionCore.js';
 
 /** `fs/getMetadata`: `isSymlink` describes the link itself, the rest follow it. */
@@ -71,7 +75,10 @@ export interface WalkOutcome {
 
 export class FileSystemClient {
   /** @internal Created by ExecServerClient. */
-  constructor(private readonly core: SessionCore) {}
+  constructor(
+    private readonly core: SessionCore,
+    private readonly environmentInfo: () => Observable<EnvironmentInfo>,
+  ) {}
 
   /** Whole file contents (`fs/readFile`, up to 512 MiB; use `readFileStream` for big files). */
   readFile(path: string, options: FsCallOptions = {}): Observable<Uint8Array> {
@@ -253,6 +260,77 @@ export class FileSystemClient {
       ).pipe(
         finalize(() => {
           if (opened && this.core.terminalError === undefined) {
+            this.core
+              .call('fs/close', { handleId }, FsCloseResult)
+              .pipe(catchError(() => EMPTY))
+              .subscribe();
+          }
+        }),
+      );
+    });
+  }
+
+  /**
+   * Writes a file from a stream of chunks (`fs/open` with `mode: "replace"`, then
+   * `fs/writeBlock` at increasing offsets, then `fs/close`), for data too big for one
+   * message. Emits once after the handle is closed. Needs the executor capability
+   * `fileWriteStreaming`; without it nothing is sent and the call fails with
+   * "exec-server does not support writable file streams". The handle is closed on error and
+   * on unsubscribe as well.
+   */
+  writeFileStream(
+    path: string,
+    data$: Observable<Uint8Array>,
+    options: FsCallOptions = {},
+  ): Observable<void> {
+    return defer(() => {
+      const handleId = randomUUID().replaceAll('-', '');
+      let state: 'idle' | 'open' | 'closed' = 'idle';
+      let offset = 0;
+      const writeBlock = (chunk: Uint8Array): Observable<never> => {
+        const pieces: Uint8Array[] = [];
+        for (let start = 0; start < chunk.byteLength; start += FILE_WRITE_CHUNK_SIZE) {
+          pieces.push(chunk.subarray(start, start + FILE_WRITE_CHUNK_SIZE));
+        }
+        return concat(
+          ...pieces.map((piece) =>
+            defer(() => {
+              const at = offset;
+              offset += piece.byteLength;
+              return this.core.call(
+                'fs/writeBlock',
+                { handleId, offset: at, chunk: encodeBase64(piece) },
+                FsWriteBlockResult,
+              );
+            }),
+          ),
+        ).pipe(ignoreElements());
+      };
+      return this.environmentInfo().pipe(
+        switchMap((info) => {
+          if (!info.capabilities.fileWriteStreaming) {
+            throw new ProtocolError('exec-server does not support writable file streams');
+          }
+          return this.fsCall(
+            'fs/open',
+            path,
+            (uri) => ({ handleId, path: uri, mode: 'replace', sandbox: sandboxOf(options) }),
+            FsOpenResult,
+          );
+        }),
+        switchMap(() => {
+          state = 'open';
+          return concat(
+            data$.pipe(concatMap(writeBlock)),
+            defer(() => {
+              state = 'closed';
+              return this.core.call('fs/close', { handleId }, FsCloseResult);
+            }),
+          );
+        }),
+        map(() => undefined),
+        finalize(() => {
+          if (state === 'open' && this.core.terminalError === undefined) {
             this.core
               .call('fs/close', { handleId }, FsCloseResult)
               .pipe(catchError(() => EMPTY))

@@ -27,3 +27,5 @@ export const ENVIRONMENT_STATUS_TIMEOUT_MS = 10_000;
 
 /** `fs/readBlock` length the client asks for. */
 export const FILE_READ_CHUNK_SIZE = 1024 * 1024;
+/** Largest block `writeFileStream` sends per `fs/writeBlock` (bigger chunks are split). */
+export const FILE_WRITE_CHUNK_SIZE = 1024 * 1024;
