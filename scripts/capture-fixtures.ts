@@ -64,6 +64,8 @@ class Conn {
   private waiters: (() => void)[] = [];
   private nextId = 1;
   closed: { code: number; reason: string } | undefined;
+  /** Builds the reply (response or error envelope) to a server→client request. */
+  answer: ((request: Record<string, unknown>) => unknown) | undefined;
 
   private constructor(
     private readonly ws: WebSocket,
@@ -81,6 +83,10 @@ class Conn {
         return;
       }
       this.log({ dir: 'recv', message, ...(isBinary ? { binary: true } : {}) });
+      const record = message as Record<string, unknown>;
+      if (this.answer !== undefined && typeof record.method === 'string' && 'id' in record) {
+        this.send(this.answer(record));
+      }
       this.inbox.push(message);
       this.wake();
     });
@@ -1156,6 +1162,20 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'unimplemented-methods',
+    description:
+      'Method names suggested by capability flags or other versions that 0.169.0 does not serve.',
+    async run({ url, rec, dirUri }) {
+      const a = await Conn.open(url, rec);
+      await a.handshake();
+      await a.request('fs/watch', { path: dirUri });
+      await a.request('fs/unwatch', { path: dirUri });
+      await a.request('process/resize', { processId: 'x', cols: 100, rows: 30 });
+      await a.request('capabilities/discoverV1', { cwd: dirUri });
+      await a.close();
+    },
+  },
+  {
     name: 'unknown-notification',
     description: 'An unknown notification closes the connection.',
     async run({ url, rec }) {
@@ -1338,6 +1358,64 @@ const scenarios: Scenario[] = [
           await conn.close();
         }
       }
+    },
+  },
+  {
+    name: 'network-policy',
+    description:
+      'Executor-local network proxy (networkProxy with policyDecisionTimeoutMs): baseline denial of a loopback target (policyDecision only), a network/policyRequest answered deny, one answered with a JSON-RPC error. No connection is ever allowed out.',
+    async run({ url, rec, dirUri }) {
+      const a = await Conn.open(url, rec);
+      await a.handshake();
+      const proxy = {
+        enabled: true,
+        enableSocks5: false,
+        enableSocks5Udp: false,
+        allowUpstreamProxy: false,
+        dangerouslyAllowAllUnixSockets: false,
+        mode: 'full',
+        allowLocalBinding: false,
+      };
+      const curl = (target: string) => [
+        'sh',
+        '-c',
+        `curl -s -m 5 ${target} -o /dev/null -w "code=%{http_code}\\n"; echo "proxy=$HTTP_PROXY"`,
+      ];
+      const start = (id: string, target: string) =>
+        a.request(
+          'process/start',
+          startParams(id, curl(target), dirUri, {
+            networkProxy: { proxy, policyDecisionTimeoutMs: 5000 },
+          }),
+        );
+      await a.request(
+        'process/start',
+        startParams('np0', ['true'], dirUri, {
+          networkProxy: { proxy: { ...proxy, enabled: false }, policyDecisionTimeoutMs: 5000 },
+        }),
+      );
+      await a.request(
+        'process/start',
+        startParams('np00', ['true'], dirUri, {
+          networkProxy: { proxy, policyDecisionTimeoutMs: 0 },
+        }),
+      );
+      await start('np1', 'http://127.0.0.1:9/');
+      await untilClosed(a, 'np1');
+      a.answer = (request) => ({
+        id: request.id,
+        result: { decision: { type: 'deny', reason: 'execrx-capture' } },
+      });
+      await start('np2', 'http://example.com/');
+      await untilClosed(a, 'np2');
+      a.answer = (request) => ({
+        id: request.id,
+        error: { code: -32603, message: 'capture refuses to decide' },
+      });
+      await start('np3', 'http://example.org/');
+      await untilClosed(a, 'np3');
+      a.answer = undefined;
+      await a.close();
     },
   },
   {

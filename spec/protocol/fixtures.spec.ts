@@ -38,6 +38,7 @@ describe('wire fixtures', () => {
     '%s: every received message has a schema and round-trips',
     (_file, fixture) => {
       const methodById = new Map<string, string>();
+      const serverRequestById = new Map<string, string>();
       for (const entry of fixture.transcript) {
         if (entry.message === undefined) continue;
         const message = asRecord(entry.message);
@@ -45,6 +46,12 @@ describe('wire fixtures', () => {
         if (entry.dir === 'send') {
           if (message && typeof message.method === 'string' && 'id' in message)
             methodById.set(key, message.method);
+          const answered = serverRequestById.get(key);
+          if (message && answered !== undefined && 'result' in message) {
+            // Our answer to a server→client request, which the executor accepted.
+            const schema = serverMethods[answered as keyof typeof serverMethods].result;
+            expect(wire(schema.parse(message.result))).toStrictEqual(message.result);
+          }
           continue;
         }
         const classified = classifyMessage(entry.message);
@@ -85,7 +92,11 @@ describe('wire fixtures', () => {
             const method = classified.method;
             if (!(method in serverMethods))
               throw new Error(`no schema for server request \`${method}\``);
-            serverMethods[method as keyof typeof serverMethods].params.parse(classified.params);
+            const parsed = serverMethods[method as keyof typeof serverMethods].params.parse(
+              classified.params,
+            );
+            expect(wire(parsed)).toStrictEqual(classified.params);
+            serverRequestById.set(key, method);
             break;
           }
         }

@@ -28,19 +28,29 @@ export type NetworkPolicyDecision = z.infer<typeof NetworkPolicyDecision>;
 export const NetworkPolicyRequestResult = z.object({ decision: NetworkPolicyDecision });
 export type NetworkPolicyRequestResult = z.infer<typeof NetworkPolicyRequestResult>;
 
-/** Audit record the executor may push after deciding; parsed leniently, ignored if malformed. */
+/**
+ * Audit record the executor pushes after each proxy decision (baseline policy or the client's
+ * decider). Shape as observed on 0.169.0 (spec/fixtures/wire/network-policy.json).
+ */
 export const NetworkPolicyDecisionNotification = z.object({
   processId: ProcessId,
-  timestamp: z.unknown(),
-  scope: z.unknown(),
-  decision: z.unknown(),
-  source: z.unknown(),
-  reason: z.unknown(),
-  protocol: z.unknown(),
+  /** RFC 3339 UTC timestamp with milliseconds. */
+  timestamp: z.string(),
+  /** e.g. `domain`. */
+  scope: z.string(),
+  /** `allow`, `deny` or `ask`. */
+  decision: z.string(),
+  /** e.g. `baseline_policy` or `decider`. */
+  source: z.string(),
+  /** e.g. `not_allowed`, `not_allowed_local`, or the decider's reason. */
+  reason: z.string().nullish(),
+  protocol: NetworkProtocol.or(z.string()),
   host: z.string(),
   port: z.number().int(),
+  /** HTTP method, when the request was HTTP. */
   method: z.string().nullish(),
-  client: z.unknown().optional(),
+  /** Peer address of the proxied client inside the process, `ip:port`. */
+  client: z.string().nullish(),
   policyOverride: z.boolean().default(false),
 });
 export type NetworkPolicyDecisionNotification = z.infer<typeof NetworkPolicyDecisionNotification>;

@@ -45,6 +45,18 @@ export const ManagedNetwork = z.object({
 });
 export type ManagedNetwork = z.infer<typeof ManagedNetwork>;
 
+/**
+ * Executor-local network proxy launch config. `proxy` is passed through as given; on 0.169.0 it
+ * needs at least `enabled: true`, `enableSocks5`, `enableSocks5Udp`, `allowUpstreamProxy`,
+ * `dangerouslyAllowAllUnixSockets`, `mode` (`limited`|`full`) and `allowLocalBinding`. With a
+ * non-zero `policyDecisionTimeoutMs` the executor asks the client via `network/policyRequest`.
+ */
+export const NetworkProxyLaunch = z.looseObject({
+  proxy: z.record(z.string(), z.unknown()),
+  policyDecisionTimeoutMs: z.number().int().min(0).optional(),
+});
+export type NetworkProxyLaunch = z.infer<typeof NetworkProxyLaunch>;
+
 export const ProcessStartParams = z.object({
   processId: ProcessId,
   metadata: ProcessMetadata.optional(),
@@ -59,8 +71,8 @@ export const ProcessStartParams = z.object({
   sandbox: FileSystemSandboxContext.nullable().default(null),
   enforceManagedNetwork: z.boolean().default(false),
   managedNetwork: ManagedNetwork.nullable().default(null),
-  /** Executor-local network proxy launch config; opaque, omitted when absent. */
-  networkProxy: z.record(z.string(), z.unknown()).optional(),
+  /** Executor-local network proxy launch config (needs capability `networkProxyLaunch`); omitted when absent. */
+  networkProxy: NetworkProxyLaunch.optional(),
 });
 export type ProcessStartParams = z.infer<typeof ProcessStartParams>;
 
