@@ -1,0 +1,246 @@
+import { describe, expect, it } from '@jest/globals';
+import { create, toBinary } from '@bufbuild/protobuf';
+import {
+  MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
+  type RelayFrame,
+  dataFrame,
+  decodeRelayFrame,
+  encodeRelayFrame,
+  handshakeFrame,
+  resetFrame,
+  resumeFrame,
+} from '../../src/relay/frames.js';
+import { RelayDataSchema, RelayMessageFrameSchema } from '../../src/relay/gen/relay_pb.js';
+import { RelayProtocolError } from '../../src/relay/relayProtocolError.js';
+import { ProtocolError } from '../../src/protocol/errors.js';
+import { hex, toHex, vector } from './vector.js';
+
+const streamId = vector.stream_id;
+const frames = vector.relay_frames_protobuf_hex;
+const [harnessRecord, executorRecord] = vector.transport;
+// The vector's harness data frame carries clear-text trace context (fields 11 and 12) even
+// though its encrypted JSON has no `trace` member.
+const vectorTrace = {
+  traceparent: '00-00000000000000000000000000000001-0000000000000002-01',
+  tracestate: 'dd=s:1',
+};
+
+function rejection(run: () => unknown): RelayProtocolError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(RelayProtocolError);
+    expect(error).toBeInstanceOf(ProtocolError);
+    return error as RelayProtocolError;
+  }
+  throw new Error('expected a RelayProtocolError');
+}
+
+/** Raw protobuf bytes of a frame this codec would refuse to encode. */
+function rawFrame(init: Parameters<typeof create<typeof RelayMessageFrameSchema>>[1]): Uint8Array {
+  return toBinary(RelayMessageFrameSchema, create(RelayMessageFrameSchema, init));
+}
+
+describe('encodeRelayFrame reproduces the codex vector byte for byte', () => {
+  it('resume (next_seq 0 still emits the empty body)', () => {
+    const bytes = encodeRelayFrame(resumeFrame(streamId));
+    expect(toHex(bytes)).toBe(frames.harness_resume);
+    expect(bytes.length).toBe(42);
+    expect(toHex(bytes.subarray(-2))).toBe('3a00');
+  });
+
+  it('both handshake frames', () => {
+    expect(toHex(encodeRelayFrame(handshakeFrame(streamId, hex(vector.msg1_hex))))).toBe(
+      frames.harness_handshake,
+    );
+    expect(toHex(encodeRelayFrame(handshakeFrame(streamId, hex(vector.msg2_hex))))).toBe(
+      frames.executor_handshake,
+    );
+  });
+
+  it('data frames with seq 0: seq and segment_index omitted, segment_count = 1 present', () => {
+    const harness = encodeRelayFrame(
+      dataFrame(streamId, 0, hex(harnessRecord!.ciphertext_hex), vectorTrace),
+    );
+    expect(toHex(harness)).toBe(frames.harness_data_seq0);
+    expect(toHex(harness.subarray(40, 44))).toBe('2a621801');
+    const executor = encodeRelayFrame(dataFrame(streamId, 0, hex(executorRecord!.ciphertext_hex)));
+    expect(toHex(executor)).toBe(frames.executor_data_seq0);
+  });
+
+  it('trace fields are emitted only when set, after the body', () => {
+    const bare = encodeRelayFrame(dataFrame(streamId, 0, hex(harnessRecord!.ciphertext_hex)));
+    expect(toHex(bare)).toBe(frames.harness_data_seq0.slice(0, bare.length * 2));
+    expect(hex(frames.harness_data_seq0).length).toBeGreaterThan(bare.length);
+    const onlyState = encodeRelayFrame(dataFrame('s', 0, new Uint8Array([1]), { tracestate: 'x' }));
+    expect(toHex(onlyState)).toBe('08011201732a0518012201016201' + '78');
+  });
+
+  it('the executor reset with its fixed reason', () => {
+    expect(toHex(encodeRelayFrame(resetFrame(streamId)))).toBe(frames.executor_reset);
+  });
+});
+
+describe('decodeRelayFrame', () => {
+  it('decodes every vector frame into the typed union and round-trips it', () => {
+    const expected: Record<keyof typeof frames, RelayFrame> = {
+      harness_resume: resumeFrame(streamId),
+      harness_handshake: handshakeFrame(streamId, hex(vector.msg1_hex)),
+      executor_handshake: handshakeFrame(streamId, hex(vector.msg2_hex)),
+      harness_data_seq0: dataFrame(streamId, 0, hex(harnessRecord!.ciphertext_hex), vectorTrace),
+      executor_data_seq0: dataFrame(streamId, 0, hex(executorRecord!.ciphertext_hex)),
+      executor_reset: resetFrame(streamId, 'noise_relay_protocol_error'),
+    };
+    for (const [name, bytes] of Object.entries(frames)) {
+      const decoded = decodeRelayFrame(hex(bytes));
+      expect(decoded).toEqual(expected[name as keyof typeof frames]);
+      expect(toHex(encodeRelayFrame(decoded))).toBe(bytes);
+    }
+  });
+
+  it('accepts fields in any order and keeps seq and trace context', () => {
+    const frame = dataFrame(streamId, 7, new Uint8Array([1, 2, 3]), {
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    });
+    const bytes = encodeRelayFrame(frame);
+    expect(decodeRelayFrame(bytes)).toEqual(frame);
+    // Reverse the top-level fields: stream_id (tag 0x12) after the body and the version.
+    const idField = bytes.subarray(0 + 2, 2 + 2 + streamId.length);
+    const reordered = new Uint8Array([
+      ...bytes.subarray(2 + idField.length),
+      ...bytes.subarray(0, 2),
+      ...idField,
+    ]);
+    expect(decodeRelayFrame(reordered)).toEqual(frame);
+  });
+
+  it('ignores the unused ack header fields', () => {
+    const bytes = rawFrame({
+      version: 1,
+      streamId: 's',
+      ack: 5,
+      ackBits: 3,
+      body: { case: 'heartbeat', value: {} },
+    });
+    expect(decodeRelayFrame(bytes)).toEqual({ kind: 'heartbeat', streamId: 's' });
+  });
+
+  it('rejects malformed protobuf bytes', () => {
+    const truncated = hex(frames.harness_data_seq0).subarray(0, 60);
+    expect(rejection(() => decodeRelayFrame(truncated)).detail).toMatch(
+      /^invalid relay message frame: /,
+    );
+    expect(rejection(() => decodeRelayFrame(new Uint8Array([0xff]))).detail).toMatch(
+      /^invalid relay message frame: /,
+    );
+    // A varint that never ends.
+    expect(() => decodeRelayFrame(new Uint8Array([0x08, 0xff, 0xff, 0xff]))).toThrow(
+      RelayProtocolError,
+    );
+  });
+
+  it('rejects an unknown frame kind as a missing body', () => {
+    // Field 13 (wire type 2) is not part of the schema; proto3 keeps it as an unknown field.
+    const known = hex(frames.harness_resume).subarray(0, 40);
+    const unknownKind = new Uint8Array([...known, 0x6a, 0x00]);
+    expect(rejection(() => decodeRelayFrame(unknownKind)).detail).toBe(
+      'relay message frame is missing body',
+    );
+  });
+
+  it.each([
+    [
+      { version: 2, streamId: 's', body: { case: 'resume', value: {} } },
+      'unsupported relay message frame version 2',
+    ],
+    [
+      { version: 0, streamId: 's', body: { case: 'resume', value: {} } },
+      'unsupported relay message frame version 0',
+    ],
+    [
+      { version: 1, streamId: '  ', body: { case: 'resume', value: {} } },
+      'relay message frame is missing stream_id',
+    ],
+    [{ version: 1, streamId: 's' }, 'relay message frame is missing body'],
+    [
+      { version: 1, streamId: 's', body: { case: 'reset', value: {} } },
+      'relay reset message frame is missing reason',
+    ],
+    [
+      { version: 1, streamId: 's', body: { case: 'handshake', value: {} } },
+      'relay handshake message frame is missing payload',
+    ],
+    [
+      { version: 1, streamId: 's', body: { case: 'data', value: { segmentCount: 1 } } },
+      'relay data message frame is missing required fields',
+    ],
+    [
+      {
+        version: 1,
+        streamId: 's',
+        body: { case: 'data', value: { payload: new Uint8Array([1]) } },
+      },
+      'relay data message frame is missing required fields',
+    ],
+    [
+      {
+        version: 1,
+        streamId: 's',
+        body: {
+          case: 'data',
+          value: create(RelayDataSchema, {
+            segmentIndex: 1,
+            segmentCount: 2,
+            payload: new Uint8Array([1]),
+          }),
+        },
+      },
+      'relay data message frame is missing required fields',
+    ],
+  ] as const)('rejects invalid frame %#: %s', (init, detail) => {
+    const bytes = rawFrame(init as Parameters<typeof rawFrame>[0]);
+    const error = rejection(() => decodeRelayFrame(bytes));
+    expect(error.detail).toBe(detail);
+    expect(error.message).toBe(`exec-server protocol error: ${detail}`);
+  });
+
+  it('enforces the 256 KiB WebSocket message limit before parsing', () => {
+    const oversize = new Uint8Array(MAX_RELAY_WEBSOCKET_MESSAGE_SIZE + 1);
+    expect(rejection(() => decodeRelayFrame(oversize)).detail).toBe(
+      'relay message frame of 262145 bytes exceeds the 262144-byte WebSocket message limit',
+    );
+  });
+});
+
+describe('encode-side validation', () => {
+  it('refuses frames codex would reject', () => {
+    expect(rejection(() => encodeRelayFrame(dataFrame('s', 0, new Uint8Array()))).detail).toBe(
+      'relay data message frame is missing required fields',
+    );
+    expect(rejection(() => encodeRelayFrame(resetFrame('s', ''))).detail).toBe(
+      'relay reset message frame is missing reason',
+    );
+    expect(rejection(() => encodeRelayFrame(resumeFrame(' '))).detail).toBe(
+      'relay message frame is missing stream_id',
+    );
+    expect(() => encodeRelayFrame(dataFrame('s', -1, new Uint8Array([1])))).toThrow(
+      RelayProtocolError,
+    );
+    expect(() => encodeRelayFrame(dataFrame('s', 2 ** 32, new Uint8Array([1])))).toThrow(
+      RelayProtocolError,
+    );
+  });
+
+  it('allows a frame of exactly 256 KiB and refuses one byte more', () => {
+    // Overhead: version (2) + stream id (2 + 1) + data tag and 3-byte length (4) +
+    // segment_count (2) + payload tag and 3-byte length (4) = 15 bytes.
+    const fits = encodeRelayFrame(
+      dataFrame('s', 0, new Uint8Array(MAX_RELAY_WEBSOCKET_MESSAGE_SIZE - 15)),
+    );
+    expect(fits.length).toBe(MAX_RELAY_WEBSOCKET_MESSAGE_SIZE);
+    expect(decodeRelayFrame(fits).kind).toBe('data');
+    expect(() =>
+      encodeRelayFrame(dataFrame('s', 0, new Uint8Array(MAX_RELAY_WEBSOCKET_MESSAGE_SIZE - 14))),
+    ).toThrow(/exceeds the 262144-byte WebSocket message limit/);
+  });
+});

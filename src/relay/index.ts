@@ -1,0 +1,6 @@
+export * from './frames.js';
+export * from './messageFraming.js';
+export * from './orderedReceiver.js';
+export * from './keepalive.js';
+export * from './dataStream.js';
+export { RelayProtocolError } from './relayProtocolError.js';

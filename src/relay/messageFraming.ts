@@ -1,0 +1,136 @@
+/**
+ * Message framing inside the encrypted relay stream (noise-relay.md §5.2): each JSON-RPC
+ * message is a 4-byte big-endian length prefix plus its UTF-8 JSON, cut into Noise records of
+ * at most 61440 plaintext bytes. The prefix is encrypted, so it is authenticated, but it is
+ * still bounded here so a misbehaving peer cannot grow the reassembly buffer without limit.
+ */
+import { type OperatorFunction, defer, mergeMap } from 'rxjs';
+import { RelayProtocolError } from './relayProtocolError.js';
+
+/** `NOISE_RECORD_PLAINTEXT_LEN`: plaintext bytes per Noise record (ciphertext ≤ 61456 B). */
+export const NOISE_RECORD_PLAINTEXT_LEN = 60 * 1024;
+/** `MAX_NOISE_JSONRPC_MESSAGE_LEN`: largest JSON-RPC message, prefix excluded. */
+export const MAX_NOISE_JSONRPC_MESSAGE_LEN = 64 * 1024 * 1024;
+export const LENGTH_PREFIX_BYTES = 4;
+
+const INVALID_LENGTH = 'Noise relay JSON-RPC message has invalid length';
+const utf8 = new TextEncoder();
+
+/** Prefixes one JSON-RPC message (JSON text or its UTF-8 bytes) with its big-endian length. */
+export function frameMessage(message: string | Uint8Array): Uint8Array {
+  const json = typeof message === 'string' ? utf8.encode(message) : message;
+  checkLength(json.length);
+  const framed = new Uint8Array(LENGTH_PREFIX_BYTES + json.length);
+  new DataView(framed.buffer).setUint32(0, json.length, false);
+  framed.set(json, LENGTH_PREFIX_BYTES);
+  return framed;
+}
+
+function checkLength(length: number): void {
+  if (length > MAX_NOISE_JSONRPC_MESSAGE_LEN) {
+    throw new RelayProtocolError('Noise relay JSON-RPC message exceeds maximum length');
+  }
+  if (length === 0) throw new RelayProtocolError(INVALID_LENGTH);
+}
+
+/** Cuts a byte stream into record-sized views (no copies); the last one may be shorter. */
+export function splitIntoRecords(
+  bytes: Uint8Array,
+  recordLength = NOISE_RECORD_PLAINTEXT_LEN,
+): Uint8Array[] {
+  const records: Uint8Array[] = [];
+  for (let offset = 0; offset < bytes.length; offset += recordLength) {
+    records.push(bytes.subarray(offset, offset + recordLength));
+  }
+  return records;
+}
+
+/**
+ * The plaintext records of one message, ready to be encrypted one by one. Each message is
+ * chunked on its own, as codex's senders do: a record never holds parts of two messages.
+ * Only the first record is a copy (it carries the prefix); the rest are views of `message`.
+ */
+export function messageToRecords(message: string | Uint8Array): Uint8Array[] {
+  const json = typeof message === 'string' ? utf8.encode(message) : message;
+  checkLength(json.length);
+  const firstBodyBytes = NOISE_RECORD_PLAINTEXT_LEN - LENGTH_PREFIX_BYTES;
+  const first = new Uint8Array(LENGTH_PREFIX_BYTES + Math.min(json.length, firstBodyBytes));
+  new DataView(first.buffer).setUint32(0, json.length, false);
+  first.set(json.subarray(0, firstBodyBytes), LENGTH_PREFIX_BYTES);
+  const records: Uint8Array[] = [first];
+  for (let offset = firstBodyBytes; offset < json.length; offset += NOISE_RECORD_PLAINTEXT_LEN) {
+    records.push(json.subarray(offset, offset + NOISE_RECORD_PLAINTEXT_LEN));
+  }
+  return records;
+}
+
+/**
+ * Rebuilds whole messages from decrypted records taken in sequence order. Accepts messages
+ * spanning records and records holding several messages (or the end of one and the start of
+ * the next). Once it has thrown, the stream is unusable and every later `push` throws again.
+ */
+export class MessageReassembler {
+  private readonly prefix = new Uint8Array(LENGTH_PREFIX_BYTES);
+  private prefixFilled = 0;
+  private body: Uint8Array | undefined;
+  private bodyFilled = 0;
+  private failure: RelayProtocolError | undefined;
+
+  /** Bytes of a partly received message currently held (prefix included). */
+  get bufferedBytes(): number {
+    return this.prefixFilled + this.bodyFilled;
+  }
+
+  /** Appends one decrypted record; returns the JSON bytes of every message it completed. */
+  push(record: Uint8Array): Uint8Array[] {
+    if (this.failure) throw this.failure;
+    if (record.length > NOISE_RECORD_PLAINTEXT_LEN) {
+      this.fail('Noise relay plaintext record exceeds maximum length');
+    }
+    const messages: Uint8Array[] = [];
+    let offset = 0;
+    while (offset < record.length) {
+      if (this.body === undefined) {
+        const take = Math.min(LENGTH_PREFIX_BYTES - this.prefixFilled, record.length - offset);
+        this.prefix.set(record.subarray(offset, offset + take), this.prefixFilled);
+        this.prefixFilled += take;
+        offset += take;
+        if (this.prefixFilled < LENGTH_PREFIX_BYTES) break;
+        // Reject the declared length before waiting for (or allocating) its body.
+        const length = new DataView(this.prefix.buffer).getUint32(0, false);
+        if (length === 0 || length > MAX_NOISE_JSONRPC_MESSAGE_LEN) this.fail(INVALID_LENGTH);
+        this.body = new Uint8Array(length);
+        this.bodyFilled = 0;
+      }
+      const take = Math.min(this.body.length - this.bodyFilled, record.length - offset);
+      this.body.set(record.subarray(offset, offset + take), this.bodyFilled);
+      this.bodyFilled += take;
+      offset += take;
+      if (this.bodyFilled === this.body.length) {
+        messages.push(this.body);
+        this.body = undefined;
+        this.bodyFilled = 0;
+        this.prefixFilled = 0;
+      }
+    }
+    return messages;
+  }
+
+  private fail(detail: string): never {
+    this.failure = new RelayProtocolError(detail);
+    throw this.failure;
+  }
+}
+
+/**
+ * rxjs form of `MessageReassembler`: decrypted records in, whole messages (JSON bytes) out;
+ * errors with `RelayProtocolError` on a bad record or length prefix.
+ */
+export function reassembleMessages(): OperatorFunction<Uint8Array, Uint8Array> {
+  // One reassembler per subscription, so each subscriber sees a fresh stream.
+  return (records) =>
+    defer(() => {
+      const reassembler = new MessageReassembler();
+      return records.pipe(mergeMap((record) => reassembler.push(record)));
+    });
+}
