@@ -327,6 +327,30 @@ describe('hybrid IK handshake', () => {
     ).toBe('');
   });
 
+  it('does not depend on the caller keeping message buffers intact (pooled WebSocket frames)', () => {
+    const initiator = initiatorHandshake({
+      identity: harness,
+      responderPublicKey: executor.publicKey(),
+      prologue: streamOne,
+      authorization: 'a',
+    });
+    const frame = Buffer.from(initiator.message1);
+    const responder = responderHandshake({
+      identity: executor,
+      prologue: streamOne,
+      message1: frame,
+    });
+    frame.fill(0); // the frame's memory is reused before the executor answers
+    const { message2, channel } = responder.accept();
+    const reply = Buffer.from(message2);
+    const harnessChannel = initiator.finish(reply);
+    reply.fill(0);
+    expect(harnessChannel.handshakeHash).toEqual(channel.handshakeHash);
+    expect(
+      channel.receive.decrypt(Buffer.from(harnessChannel.send.encrypt(Uint8Array.of(7)))),
+    ).toEqual(Uint8Array.of(7));
+  });
+
   it('refuses a second accept', () => {
     const initiator = initiatorHandshake({
       identity: harness,

@@ -29,6 +29,14 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
+/**
+ * A copy as a plain `Uint8Array`. (`Buffer#slice` returns a view, so `.slice()` is not a copy
+ * when the caller hands us a Node `Buffer`, e.g. a WebSocket frame.)
+ */
+export function copyBytes(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
+}
+
 /** A plain `Uint8Array` view of a Node `Buffer` (no copy), so results compare equal everywhere. */
 export function asPlainBytes(buffer: Uint8Array): Uint8Array {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);

@@ -1,4 +1,4 @@
-import { concatBytes } from './bytes.js';
+import { concatBytes, copyBytes } from './bytes.js';
 import { CipherState } from './cipher-state.js';
 import {
   AEAD_TAG_LENGTH,
@@ -198,9 +198,9 @@ export class HandshakeState {
     switch (token) {
       case 'e': {
         // Copied: providers cache key objects per array instance, so it must never change.
-        const dhPrivateKey = (
-          this.#options.localEphemeralPrivateKey ?? random(X25519_KEY_LENGTH)
-        ).slice();
+        const dhPrivateKey = copyBytes(
+          this.#options.localEphemeralPrivateKey ?? random(X25519_KEY_LENGTH),
+        );
         const dhPublicKey = crypto.x25519PublicKey(dhPrivateKey);
         parts.push(dhPublicKey);
         this.#symmetric.mixHash(dhPublicKey);
@@ -372,7 +372,7 @@ class MessageReader {
       );
     }
     // A copy: the caller may reuse its buffer (e.g. a WebSocket frame) after this returns.
-    const out = this.message.slice(this.#offset, this.#offset + length);
+    const out = copyBytes(this.message.subarray(this.#offset, this.#offset + length));
     this.#offset += length;
     return out;
   }

@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { copyBytes } from './bytes.js';
 import { MLKEM768_SEED_LENGTH, X25519_KEY_LENGTH } from './constants.js';
 import type { NoiseCryptoProvider, RandomSource } from './crypto-provider.js';
 import { NoiseKeyGenerationError } from './errors.js';
@@ -70,7 +71,7 @@ export class NoiseChannelIdentity {
     }
     let keys: LocalKeys;
     try {
-      const dhPrivateKey = secrets.x25519PrivateKey.slice();
+      const dhPrivateKey = copyBytes(secrets.x25519PrivateKey);
       const kem = crypto.mlkem768KeyPair(secrets.mlkem768Seed);
       keys = {
         dhPrivateKey,

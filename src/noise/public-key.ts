@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bytesEqual, decodeCanonicalBase64, encodeBase64 } from './bytes.js';
+import { bytesEqual, copyBytes, decodeCanonicalBase64, encodeBase64 } from './bytes.js';
 import { MLKEM768_PUBLIC_KEY_LENGTH, NOISE_CHANNEL_SUITE, X25519_KEY_LENGTH } from './constants.js';
 import { NoisePublicKeyError } from './errors.js';
 
@@ -47,7 +47,7 @@ export class NoiseChannelPublicKey {
     if (mlkem768PublicKey.length !== MLKEM768_PUBLIC_KEY_LENGTH) {
       throw new NoisePublicKeyError('invalid ML-KEM-768 public key length');
     }
-    return new NoiseChannelPublicKey(x25519PublicKey.slice(), mlkem768PublicKey.slice());
+    return new NoiseChannelPublicKey(copyBytes(x25519PublicKey), copyBytes(mlkem768PublicKey));
   }
 
   /**
