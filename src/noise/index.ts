@@ -2,6 +2,20 @@
  * The codex Noise channel: `Noise_hybridIK_25519+MLKEM768_AESGCM_SHA256` (clatter 2.2.0
  * token order), pure and socket-free. The relay layer frames its messages; see
  * spec/noise-relay.md §2–3.
+ *
+ * ```ts
+ * // Harness (initiator)
+ * const bytes = prologue({ environmentId, executorRegistrationId, streamId });
+ * const hs = initiatorHandshake({ identity, responderPublicKey: bundle.executor_public_key,
+ *   prologue: bytes, authorization: bundle.harness_key_authorization });
+ * send(hs.message1);                       // handshake frame
+ * const { send, receive } = hs.finish(message2);
+ *
+ * // Executor (responder)
+ * const request = responderHandshake({ identity, prologue: bytes, message1 });
+ * await registry.validate(request.initiatorPublicKey.toJSON(), request.authorization);
+ * const { message2, channel } = request.accept();
+ * ```
  */
 export {
   AEAD_TAG_LENGTH,
