@@ -14,7 +14,7 @@ let ours: RunningExecServer;
 let binary: RunningExecServer;
 let origin: Server;
 let base: string;
-let release: (() => void) | undefined;
+const held: (() => void)[] = [];
 const clients: RawClient[] = [];
 
 beforeAll(async () => {
@@ -35,7 +35,7 @@ beforeAll(async () => {
       if (request.url === '/held') {
         response.writeHead(200);
         response.write('first ');
-        release = () => response.end('last');
+        held.push(() => response.end('last'));
         return;
       }
       response.setHeader('x-multi', ['a', 'b']);
@@ -56,8 +56,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  release?.();
-  release = undefined;
+  for (const release of held.splice(0)) release();
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
@@ -162,7 +161,7 @@ describe('http/request', () => {
       code: -32602,
       message: 'http/request streamResponse requestId `dup` is already active',
     });
-    release?.();
+    for (const release of held.splice(0)) release();
     await client.waitFor((m) => m.method === 'http/request/bodyDelta' && m.params?.done === true);
     const body = deltas(client, 'dup')
       .map((f) => Buffer.from(String(f.params?.deltaBase64), 'base64').toString())
@@ -199,6 +198,26 @@ describe('http/request', () => {
     });
     expect(stopped.status).toBe(302);
     expect(stopped.headers).toContainEqual({ name: 'location', value: '/echo' });
+  });
+
+  it('bounds the whole exchange, body included, with timeoutMs like the binary', async () => {
+    const run = async (server: RunningExecServer) => {
+      const client = await connect(server);
+      const reply = await client.request('http/request', {
+        method: 'GET',
+        url: `${base}/held`,
+        headers: [],
+        requestId: 't',
+        timeoutMs: 300,
+      });
+      return reply.error;
+    };
+    const [mine, theirs] = await Promise.all([run(ours), run(binary)]);
+    expect(mine).toEqual({
+      code: -32603,
+      message: 'failed to read http/request response body: error decoding response body',
+    });
+    expect(mine).toEqual(theirs);
   });
 
   it('rejects invalid requests exactly like the binary', async () => {

@@ -170,6 +170,46 @@ describe('process notifications', () => {
   });
 });
 
+describe('late output and retention', () => {
+  it('gives output written after the exit seqs after the exit, like the binary', async () => {
+    const run = async (server: RunningExecServer) => {
+      const client = await connect(server);
+      await client.call(
+        'process/start',
+        startParams('late', ['sh', '-c', '(sleep 0.3; echo late) & exit 4']),
+      );
+      await client.waitClosedNotification('late');
+      return client.processEvents('late');
+    };
+    const [mine, theirs] = await Promise.all([run(ours), run(binary)]);
+    expect(seqTrace(mine)).toEqual(['exited:1', 'output:2', 'closed:3']);
+    expect(mine).toEqual(theirs);
+  });
+
+  it('retains at most 1 MiB of output per process, evicting the oldest chunks', async () => {
+    const client = await connect();
+    await client.call(
+      'process/start',
+      startParams('flood', ['sh', '-c', 'head -c 1500000 /dev/zero']),
+    );
+    await client.waitClosedNotification('flood', 10_000);
+    const events = client.processEvents('flood');
+    const read = await client.call<{ chunks: { seq: number; chunk: string }[]; nextSeq: number }>(
+      'process/read',
+      {
+        processId: 'flood',
+        afterSeq: 0,
+      },
+    );
+    const retained = read.chunks.reduce((sum, c) => sum + Buffer.from(c.chunk, 'base64').length, 0);
+    expect(retained).toBeLessThanOrEqual(1024 * 1024);
+    expect(retained).toBeGreaterThan(1024 * 1024 - 8192);
+    expect(read.chunks[0]?.seq).toBeGreaterThan(1);
+    expect(read.chunks.at(-1)?.seq).toBe(events.length - 2);
+    expect(read.nextSeq).toBe(events.length + 1);
+  });
+});
+
 describe('process/read', () => {
   it('replays retained output after afterSeq, honours maxBytes and reports nextSeq', async () => {
     const client = await connect();

@@ -72,8 +72,18 @@ interface Exchange {
   body: Buffer | undefined;
 }
 
-function send(exchange: Exchange, signal: AbortSignal): Promise<http.IncomingMessage> {
-  const transport = exchange.url.protocol === 'https:' ? https : http;
+interface Agents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+function send(
+  exchange: Exchange,
+  signal: AbortSignal,
+  agents: Agents,
+): Promise<http.IncomingMessage> {
+  const secure = exchange.url.protocol === 'https:';
+  const transport = secure ? https : http;
   return new Promise((resolve, reject) => {
     const headers: [string, string][] = [...exchange.headers];
     const has = (wanted: string): boolean =>
@@ -85,7 +95,7 @@ function send(exchange: Exchange, signal: AbortSignal): Promise<http.IncomingMes
       method: exchange.method,
       headers: headers.flat(),
       signal,
-      agent: false,
+      agent: secure ? agents.https : agents.http,
     });
     request.once('response', resolve);
     request.once('error', reject);
@@ -102,10 +112,11 @@ async function sendFollowing(
   exchange: Exchange,
   follow: boolean,
   signal: AbortSignal,
+  agents: Agents,
 ): Promise<http.IncomingMessage> {
   let current = exchange;
   for (let hop = 0; ; hop += 1) {
-    const response = await send(current, signal);
+    const response = await send(current, signal, agents);
     const location = response.headers.location;
     if (
       !follow ||
@@ -136,6 +147,11 @@ export class HttpRequests {
   private readonly activeStreams = new Set<string>();
   private readonly inFlight = new Set<AbortController>();
   private closed = false;
+  /** Keep-alive pools like reqwest's; idle sockets do not keep the process alive. */
+  private readonly agents: Agents = {
+    http: new http.Agent({ keepAlive: true }),
+    https: new https.Agent({ keepAlive: true }),
+  };
 
   constructor(private readonly notify: Notify) {}
 
@@ -170,6 +186,7 @@ export class HttpRequests {
         },
         (params.redirectPolicy ?? 'follow') === 'follow',
         controller.signal,
+        this.agents,
       );
     } catch {
       finish();
@@ -234,5 +251,7 @@ export class HttpRequests {
     for (const controller of this.inFlight) controller.abort();
     this.inFlight.clear();
     this.activeStreams.clear();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 }

@@ -44,10 +44,28 @@ export class Session {
   }
 }
 
+/**
+ * Node has no PR_SET_PDEATHSIG: when the executor's own process exits, kill the children of
+ * every live registry synchronously so no process group outlives it.
+ */
+const liveRegistries = new Set<SessionRegistry>();
+let exitHookInstalled = false;
+
+function trackRegistry(registry: SessionRegistry): void {
+  liveRegistries.add(registry);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const live of liveRegistries) live.shutdown();
+  });
+}
+
 export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
 
-  constructor(private readonly detachedTtlMs: number = DETACHED_SESSION_TTL_MS) {}
+  constructor(private readonly detachedTtlMs: number = DETACHED_SESSION_TTL_MS) {
+    trackRegistry(this);
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -99,5 +117,6 @@ export class SessionRegistry {
   /** Kills every process of every session (executor shutdown). */
   shutdown(): void {
     for (const session of [...this.sessions.values()]) this.remove(session);
+    liveRegistries.delete(this);
   }
 }
