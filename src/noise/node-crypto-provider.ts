@@ -6,7 +6,7 @@ import {
   createPrivateKey,
   createPublicKey,
   diffieHellman,
-  getRandomValues,
+  randomFillSync,
   type KeyObject,
 } from 'node:crypto';
 import { asPlainBytes } from './bytes.js';
@@ -64,7 +64,7 @@ export const nodeCryptoProvider: NoiseCryptoProvider = {
   name: 'node',
 
   randomBytes(length) {
-    return getRandomValues(new Uint8Array(length));
+    return randomFillSync(new Uint8Array(length));
   },
 
   x25519PublicKey(privateKey) {
