@@ -1336,7 +1336,7 @@ const scenarios: Scenario[] = [
   {
     name: 'resume-detached-ttl',
     description:
-      'Detached-session lifetime: ten sessions (odd ones with a running process) are detached at once and resumed one pair each at ~35, 65, 90, 105 and 125 s.',
+      'Detached-session lifetime: ten sessions (odd ones with a running process) are detached at once and resumed one pair each at ~35, 65, 78, 86 and 95 s.',
     async run({ url, rec, dirUri }) {
       const sessions: string[] = [];
       for (let i = 0; i < 10; i++) {
@@ -1346,7 +1346,7 @@ const scenarios: Scenario[] = [
           await conn.request('process/start', startParams(`long${i}`, ['sleep', '300'], dirUri));
         await conn.close();
       }
-      const checkpoints = [35_000, 65_000, 90_000, 105_000, 125_000];
+      const checkpoints = [35_000, 65_000, 78_000, 86_000, 95_000];
       for (const [index, at] of checkpoints.entries()) {
         await sleep(Math.max(0, at - rec.elapsed()));
         for (const i of [index * 2, index * 2 + 1]) {
