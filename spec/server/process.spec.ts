@@ -342,6 +342,29 @@ describe('process/write', () => {
   });
 });
 
+describe('process/write after exit', () => {
+  it('still answers accepted once the child has gone, like the binary', async () => {
+    const run = async (server: RunningExecServer) => {
+      const client = await connect(server);
+      await client.call('process/start', startParams('gone', ['true'], { pipeStdin: true }));
+      await client.call('process/start', startParams('gonetty', ['true'], { tty: true }));
+      await client.waitClosedNotification('gone');
+      await client.waitClosedNotification('gonetty');
+      return Promise.all(
+        ['gone', 'gonetty'].map((processId) =>
+          client.request('process/write', { processId, chunk: b64('x'), writeId: '1' }),
+        ),
+      );
+    };
+    const [mine, theirs] = await Promise.all([run(ours), run(binary)]);
+    expect(mine.map((reply) => reply.result)).toEqual([
+      { status: 'accepted' },
+      { status: 'accepted' },
+    ]);
+    expect(mine).toEqual(theirs);
+  });
+});
+
 describe('process/signal and process/terminate', () => {
   it('delivers SIGINT to the process group', async () => {
     const client = await connect();
@@ -446,6 +469,7 @@ describe('process/start', () => {
       startParams('native', ['true'], { cwd: '/tmp' }),
       startParams('foreign', ['true'], { cwd: 'file://server/share' }),
       startParams('ttymissing', ['definitely-not-a-program-xyz'], { tty: true }),
+      startParams('nullpipe', ['true'], { pipeStdin: null }),
     ];
     const run = async (server: RunningExecServer) => {
       const client = await connect(server);

@@ -31,7 +31,8 @@ export const ProcessStartParams = z.object({
   envPolicy: EnvPolicy.nullish(),
   env: z.record(z.string(), z.string()),
   tty: z.boolean(),
-  pipeStdin: z.boolean().nullish(),
+  // serde `default` fields: absent is fine, null is not (as on the binary).
+  pipeStdin: z.boolean().optional(),
   arg0: z.string().nullish(),
   sandbox: z.unknown().optional(),
 });
@@ -94,14 +95,14 @@ export const FsWalkParams = z.object({
     maxDirectories: u64,
     maxEntries: u64,
     followDirectorySymlinks: z.boolean(),
-    pruneHiddenDirectories: z.boolean().nullish(),
+    pruneHiddenDirectories: z.boolean().optional(),
   }),
   sandbox,
 });
 export const FsOpenParams = z.object({
   handleId: z.string(),
   path: z.string(),
-  mode: z.enum(['read', 'replace']).nullish(),
+  mode: z.enum(['read', 'replace']).optional(),
   sandbox,
 });
 export const FsReadBlockParams = z.object({ handleId: z.string(), offset: u64, len: u64 });
@@ -115,12 +116,12 @@ export const FsCloseParams = z.object({ handleId: z.string() });
 export const HttpRequestParams = z.object({
   method: z.string(),
   url: z.string(),
-  headers: z.array(z.object({ name: z.string(), value: z.string() })).nullish(),
+  headers: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
   bodyBase64: z.string().nullish(),
   timeoutMs: u64.nullish(),
-  redirectPolicy: z.enum(['follow', 'stop']).nullish(),
+  redirectPolicy: z.enum(['follow', 'stop']).optional(),
   requestId: z.string(),
-  streamResponse: z.boolean().nullish(),
+  streamResponse: z.boolean().optional(),
 });
 export type HttpRequestParams = z.infer<typeof HttpRequestParams>;
 
