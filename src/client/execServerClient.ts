@@ -171,6 +171,11 @@ export class ExecServerClient {
     return this.core.state.asObservable();
   }
 
+  /** Why the session ended (`retired` or `failed`), or undefined while it is alive. */
+  get failure(): DisconnectedError | undefined {
+    return this.core.terminalError;
+  }
+
   /**
    * Emits each time the live transport is lost (EOF, error, protocol fault), with the
    * reason, just before the state becomes `recovering` (or `failed` without recovery).

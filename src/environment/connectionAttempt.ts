@@ -1,0 +1,66 @@
+/**
+ * One shared connection attempt (spec/protocol.md §13.1): every caller handling the same
+ * outage joins it and gets the same result; a refresh can cancel it, which unsubscribes the
+ * lookup or handshake in flight and fails the joined callers with "connection attempt was
+ * superseded".
+ */
+import { AsyncSubject, type Observable, type Subscription } from 'rxjs';
+import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
+import { ConnectionAttemptError, supersededError } from './errors.js';
+import type { ManagedSession } from './managedSession.js';
+
+export type AttemptOutcome =
+  { readonly session: ManagedSession } | { readonly error: ConnectionAttemptError };
+
+export class ConnectionAttempt {
+  /** Set by a refresh that replaced this attempt: it must never install. */
+  cancelled = false;
+  /** The remembered result, once settled. */
+  outcome: AttemptOutcome | undefined;
+
+  private readonly result = new AsyncSubject<ManagedSession>();
+  private running: Subscription | undefined;
+  private started = false;
+
+  /** @param prefetchedBundle the bundle a refresh looked up, used for this attempt's connect. */
+  constructor(readonly prefetchedBundle?: NoiseRendezvousConnectBundle) {}
+
+  /** Starts the attempt on first use (hot from then on), or joins it. */
+  run(connect: () => Observable<ManagedSession>): Observable<ManagedSession> {
+    if (this.cancelled && this.outcome === undefined) {
+      this.settle({ error: new ConnectionAttemptError(supersededError()) });
+    }
+    if (!this.started && this.outcome === undefined) {
+      this.started = true;
+      const subscription = connect().subscribe({
+        next: (session) => this.settle({ session }),
+        error: (error: unknown) => this.settle({ error: new ConnectionAttemptError(error) }),
+      });
+      if (this.outcome === undefined) this.running = subscription;
+    }
+    return this.result.asObservable();
+  }
+
+  /** Supersedes the attempt: aborts what is in flight; joined callers get the superseded error. */
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.running?.unsubscribe();
+    this.running = undefined;
+    if (this.started && this.outcome === undefined) {
+      this.settle({ error: new ConnectionAttemptError(supersededError()) });
+    }
+  }
+
+  private settle(outcome: AttemptOutcome): void {
+    if (this.outcome !== undefined) return;
+    this.outcome = outcome;
+    this.running = undefined;
+    if ('session' in outcome) {
+      this.result.next(outcome.session);
+      this.result.complete();
+    } else {
+      this.result.error(outcome.error);
+    }
+  }
+}

@@ -1,0 +1,282 @@
+/**
+ * Opening sessions for an environment (spec/protocol.md §12.2–12.3): the initial connect for
+ * each kind of transport parameters, and the reconnect strategy recovery uses to reopen a
+ * transport for the same session.
+ */
+import {
+  Observable,
+  defer,
+  filter,
+  map,
+  of,
+  retry,
+  switchMap,
+  take,
+  throwError,
+  timeout,
+  timer,
+  type SchedulerLike,
+} from 'rxjs';
+import { randomUUID } from 'node:crypto';
+import { ExecServerClient } from '../client/execServerClient.js';
+import { NoiseChannelPublicKey } from '../noise/public-key.js';
+import { DisconnectedError, ProtocolError } from '../protocol/errors.js';
+import {
+  EnvironmentRegistryRequestError,
+  isRetryableRegistryError,
+  type NoiseRendezvousConnectBundle,
+} from '../registry/index.js';
+import { formatDuration } from '../transport/formatDuration.js';
+import type { Transport } from '../transport/transport.js';
+import { connectWebSocket } from '../transport/webSocketTransport.js';
+import {
+  CONNECT_TIMEOUT_MS,
+  ENVIRONMENT_CLIENT_NAME,
+  INITIAL_REGISTRY_MAX_RETRIES,
+  INITIAL_REGISTRY_OPERATION_TIMEOUT_MS,
+  INITIAL_REGISTRY_REQUEST_TIMEOUT_MS,
+  INITIALIZE_TIMEOUT_MS,
+  SESSION_RECOVERY_RETRY_INTERVAL_MS,
+} from './constants.js';
+import { ProvisioningFailedError } from './errors.js';
+import { defaultNoiseHarnessConnector } from './noiseHarnessConnector.js';
+import { registryRecoveryRetryDelayMs } from './registryBackoff.js';
+import type {
+  ExecServerTransportParams,
+  NoiseTransportParams,
+  WebSocketTransportParams,
+} from './transportParams.js';
+
+/** One fresh physical transport for an existing session, and the registration it reached. */
+export interface ReopenedTransport {
+  readonly transport: Transport;
+  readonly registrationId?: string;
+}
+
+/** How recovery reopens a transport for the same session (spec §12.3). */
+export interface ReconnectStrategy {
+  readonly kind: 'websocket' | 'noise';
+  /** The executor key pinned by the first bundle (Noise only). */
+  readonly executorKey?: NoiseChannelPublicKey;
+  /** Cold: one reopened transport per subscription. */
+  reopen(): Observable<ReopenedTransport>;
+  /** Pause before retry number `attempt` (0-based). */
+  retryDelayMs(sessionId: string, attempt: number): number;
+}
+
+/** A freshly initialized session and what recovery needs to keep it alive. */
+export interface ConnectedSession {
+  readonly client: ExecServerClient;
+  readonly strategy: ReconnectStrategy;
+  readonly registrationId?: string;
+}
+
+export interface ConnectOptions {
+  readonly scheduler?: SchedulerLike;
+  /** A bundle a refresh already looked up: used for the first connect instead of a lookup. */
+  readonly prefetchedBundle?: NoiseRendezvousConnectBundle;
+}
+
+/** Cold: connects and initializes one new session (`resumeSessionId: null`). */
+export function connectSession(
+  params: ExecServerTransportParams,
+  options: ConnectOptions = {},
+): Observable<ConnectedSession> {
+  switch (params.kind) {
+    case 'websocket':
+      return connectWebSocketSession(params, options.scheduler);
+    case 'noise':
+      return connectNoiseSession(params, options);
+    case 'deferred':
+      return params.readiness$.pipe(
+        filter((readiness) => readiness !== undefined),
+        take(1),
+        switchMap((readiness) => {
+          if (!readiness.ok) return throwError(() => new ProvisioningFailedError(readiness.error));
+          return connectSession(params.transport, options);
+        }),
+        (source) =>
+          new Observable<ConnectedSession>((subscriber) => {
+            let emitted = false;
+            return source.subscribe({
+              next: (value) => {
+                emitted = true;
+                subscriber.next(value);
+              },
+              error: (error: unknown) => subscriber.error(error),
+              complete: () => {
+                if (!emitted) {
+                  subscriber.error(
+                    new DisconnectedError(
+                      'environment unavailable: environment provisioning ended before completion',
+                    ),
+                  );
+                } else subscriber.complete();
+              },
+            });
+          }),
+      );
+  }
+}
+
+function initialize(
+  transport: Transport,
+  initializeTimeoutMs: number | undefined,
+  scheduler: SchedulerLike | undefined,
+  resumeSessionId: string | null = null,
+): Observable<ExecServerClient> {
+  return ExecServerClient.connect(transport, {
+    clientName: ENVIRONMENT_CLIENT_NAME,
+    resumeSessionId,
+    recovery: true,
+    initializeTimeoutMs: initializeTimeoutMs ?? INITIALIZE_TIMEOUT_MS,
+    ...(scheduler ? { scheduler } : {}),
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Plain WebSocket
+
+function openWebSocket(
+  params: WebSocketTransportParams,
+  scheduler: SchedulerLike | undefined,
+): Observable<Transport> {
+  return connectWebSocket(params.url, {
+    connectTimeoutMs: params.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    ...(params.headers ? { headers: { ...params.headers } } : {}),
+    ...(scheduler ? { scheduler } : {}),
+  });
+}
+
+function connectWebSocketSession(
+  params: WebSocketTransportParams,
+  scheduler: SchedulerLike | undefined,
+): Observable<ConnectedSession> {
+  const strategy: ReconnectStrategy = {
+    kind: 'websocket',
+    reopen: () => openWebSocket(params, scheduler).pipe(map((transport) => ({ transport }))),
+    retryDelayMs: () => SESSION_RECOVERY_RETRY_INTERVAL_MS,
+  };
+  return openWebSocket(params, scheduler).pipe(
+    switchMap((transport) => initialize(transport, params.initializeTimeoutMs, scheduler)),
+    map((client) => ({ client, strategy })),
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// Noise rendezvous
+
+/** The executor key a bundle names; a malformed key is a protocol error, not a crash. */
+export function bundleExecutorKey(bundle: NoiseRendezvousConnectBundle): NoiseChannelPublicKey {
+  try {
+    return NoiseChannelPublicKey.fromJSON(bundle.executorPublicKey);
+  } catch (error) {
+    throw new ProtocolError(
+      `registry returned an invalid executor public key: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * The initial lookup (spec §12.2 steps 1–2): each request bounded by 6 s, retryable registry
+ * errors retried at most 4 times with registry backoff, everything within 14 s.
+ */
+function initialLookup(
+  params: NoiseTransportParams,
+  scheduler: SchedulerLike | undefined,
+): Observable<NoiseRendezvousConnectBundle> {
+  const backoffKey = randomUUID();
+  const schedulerOption = scheduler ? { scheduler } : {};
+  return defer(() => params.provider.connectBundle(params.identity.publicKey().toJSON())).pipe(
+    take(1),
+    timeout({
+      first: INITIAL_REGISTRY_REQUEST_TIMEOUT_MS,
+      ...schedulerOption,
+      with: () =>
+        throwError(
+          () =>
+            new EnvironmentRegistryRequestError(
+              'timeout',
+              `registry lookup timed out after ${formatDuration(INITIAL_REGISTRY_REQUEST_TIMEOUT_MS)}`,
+            ),
+        ),
+    }),
+    retry({
+      count: INITIAL_REGISTRY_MAX_RETRIES,
+      delay: (error: unknown, retryCount) =>
+        isRetryableRegistryError(error)
+          ? timer(registryRecoveryRetryDelayMs(backoffKey, retryCount - 1), scheduler)
+          : throwError(() => error),
+    }),
+    timeout({
+      first: INITIAL_REGISTRY_OPERATION_TIMEOUT_MS,
+      ...schedulerOption,
+      with: () =>
+        throwError(
+          () =>
+            new EnvironmentRegistryRequestError(
+              'timeout',
+              `registry lookup timed out after ${formatDuration(INITIAL_REGISTRY_OPERATION_TIMEOUT_MS)}`,
+            ),
+        ),
+    }),
+  );
+}
+
+function openHarness(
+  params: NoiseTransportParams,
+  bundle: NoiseRendezvousConnectBundle,
+): Observable<Transport> {
+  const connect = params.connectHarness ?? defaultNoiseHarnessConnector;
+  return connect(bundle, params.identity);
+}
+
+function noiseStrategy(
+  params: NoiseTransportParams,
+  executorKey: NoiseChannelPublicKey,
+): ReconnectStrategy {
+  return {
+    kind: 'noise',
+    executorKey,
+    // A fresh lookup per try; a new registration id with the same key is fine (the executor
+    // re-registered), another key is fatal.
+    reopen: () =>
+      defer(() => params.provider.connectBundle(params.identity.publicKey().toJSON())).pipe(
+        take(1),
+        switchMap((bundle) => {
+          if (!bundleExecutorKey(bundle).equals(executorKey)) {
+            throw new ProtocolError('executor key changed during session recovery');
+          }
+          return openHarness(params, bundle).pipe(
+            map((transport) => ({ transport, registrationId: bundle.executorRegistrationId })),
+          );
+        }),
+      ),
+    retryDelayMs: registryRecoveryRetryDelayMs,
+  };
+}
+
+function connectNoiseSession(
+  params: NoiseTransportParams,
+  options: ConnectOptions,
+): Observable<ConnectedSession> {
+  const lookup = options.prefetchedBundle
+    ? of(options.prefetchedBundle)
+    : initialLookup(params, options.scheduler);
+  return lookup.pipe(
+    switchMap((bundle) => {
+      const executorKey = bundleExecutorKey(bundle);
+      return openHarness(params, bundle).pipe(
+        switchMap((transport) =>
+          initialize(transport, params.initializeTimeoutMs, options.scheduler),
+        ),
+        map((client): ConnectedSession => ({
+          client,
+          strategy: noiseStrategy(params, executorKey),
+          registrationId: bundle.executorRegistrationId,
+        })),
+      );
+    }),
+  );
+}

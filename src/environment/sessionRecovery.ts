@@ -1,0 +1,79 @@
+/**
+ * The recovery task (spec/protocol.md §14.2): after a transport loss, reopen a transport with
+ * the session's reconnect strategy and resume the same session on it, retrying retryable
+ * errors with the strategy's backoff, all within one deadline. Giving up fails the session.
+ */
+import {
+  EMPTY,
+  Observable,
+  catchError,
+  defer,
+  map,
+  retry,
+  switchMap,
+  take,
+  tap,
+  throwError,
+  timeout,
+  timer,
+  type SchedulerLike,
+} from 'rxjs';
+import type { ExecServerClient } from '../client/execServerClient.js';
+import { TimeoutError } from '../protocol/errors.js';
+import { formatDuration } from '../transport/formatDuration.js';
+import { SESSION_RECOVERY_TIMEOUT_MS } from './constants.js';
+import { isRetryableRecoveryError } from './errors.js';
+import type { ReconnectStrategy } from './sessionConnector.js';
+
+export interface RecoveryOptions {
+  /** Give up after this long (default 25 s). */
+  readonly deadlineMs?: number;
+  readonly scheduler?: SchedulerLike;
+  /** Called with the registration id of the executor the session resumed on. */
+  readonly onResumed?: (registrationId: string | undefined) => void;
+}
+
+/**
+ * Cold: resumes `client` (state `recovering`) and completes; when recovery gives up it fails
+ * the client with "<reason>; failed to resume exec-server session: <last error>" and completes.
+ * Unsubscribing abandons the attempt in flight (lookup, handshake or resume).
+ */
+export function recoverSession(
+  client: ExecServerClient,
+  strategy: ReconnectStrategy,
+  reason: string,
+  options: RecoveryOptions = {},
+): Observable<never> {
+  const deadlineMs = options.deadlineMs ?? SESSION_RECOVERY_TIMEOUT_MS;
+  const scheduler = options.scheduler;
+  const resumeOnce = defer(() => strategy.reopen()).pipe(
+    take(1),
+    switchMap(({ transport, registrationId }) =>
+      client.resume(transport).pipe(map(() => registrationId)),
+    ),
+  );
+  return resumeOnce.pipe(
+    retry({
+      delay: (error: unknown, retryCount) =>
+        isRetryableRecoveryError(error)
+          ? timer(strategy.retryDelayMs(client.sessionId, retryCount - 1), scheduler)
+          : throwError(() => error),
+    }),
+    timeout({
+      first: deadlineMs,
+      ...(scheduler ? { scheduler } : {}),
+      with: () =>
+        throwError(
+          () => new TimeoutError(`recovery timed out after ${formatDuration(deadlineMs)}`),
+        ),
+    }),
+    take(1),
+    tap((registrationId) => options.onResumed?.(registrationId)),
+    switchMap(() => EMPTY),
+    catchError((error: unknown) => {
+      const detail = error instanceof Error ? error.message : String(error);
+      client.fail(`${reason}; failed to resume exec-server session: ${detail}`);
+      return EMPTY;
+    }),
+  );
+}
