@@ -1,0 +1,137 @@
+/**
+ * One JSON POST as a cold Observable on Node's `fetch`: subscribing sends it, unsubscribing
+ * aborts it, and the deadline runs on an rxjs scheduler. Emits the status and body text once;
+ * mapping statuses to errors is the caller's business.
+ */
+import { Observable, type SchedulerLike, asyncScheduler, throwError, timeout } from 'rxjs';
+import { EnvironmentRegistryRequestError } from './errors.js';
+
+export interface HttpTextResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+export interface PostJsonOptions {
+  readonly headers: Readonly<Record<string, string>>;
+  /** Deadline for the whole exchange: connect, headers and body. */
+  readonly timeoutMs: number;
+  readonly scheduler?: SchedulerLike;
+  readonly fetch?: typeof fetch;
+  /** 2xx bodies larger than this fail with a `body` error. */
+  readonly maxBodyBytes?: number;
+  /**
+   * Non-2xx bodies are cut to this many bytes (they only feed error messages); one byte past
+   * the preview size, so a cut body is recognisable as incomplete.
+   */
+  readonly maxErrorBodyBytes?: number;
+}
+
+export const MAX_REGISTRY_RESPONSE_BYTES = 1024 * 1024;
+/** `ERROR_BODY_PREVIEW_BYTES`. */
+export const ERROR_BODY_PREVIEW_BYTES = 4096;
+
+export function postJson(
+  url: string,
+  body: unknown,
+  options: PostJsonOptions,
+): Observable<HttpTextResponse> {
+  const fetchImpl = options.fetch ?? fetch;
+  const exchange = new Observable<HttpTextResponse>((subscriber) => {
+    const controller = new AbortController();
+    const run = async (): Promise<HttpTextResponse> => {
+      let response: Response;
+      try {
+        response = await fetchImpl(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...options.headers },
+          body: JSON.stringify(body),
+          redirect: 'manual', // codex never follows registry redirects
+          signal: controller.signal,
+        });
+      } catch (error) {
+        throw new EnvironmentRegistryRequestError(
+          'connect',
+          `error sending request for url (${url}): ${causeText(error)}`,
+          { cause: error },
+        );
+      }
+      const ok = response.status >= 200 && response.status < 300;
+      const limit = ok
+        ? (options.maxBodyBytes ?? MAX_REGISTRY_RESPONSE_BYTES)
+        : (options.maxErrorBodyBytes ?? ERROR_BODY_PREVIEW_BYTES + 1);
+      const text = await readBody(response, limit, ok);
+      return { status: response.status, body: text };
+    };
+    run().then(
+      (result) => {
+        subscriber.next(result);
+        subscriber.complete();
+      },
+      (error: unknown) => subscriber.error(error),
+    );
+    return () => controller.abort();
+  });
+  return exchange.pipe(
+    timeout({
+      first: options.timeoutMs,
+      scheduler: options.scheduler ?? asyncScheduler,
+      with: () =>
+        throwError(
+          () =>
+            new EnvironmentRegistryRequestError(
+              'timeout',
+              `request to ${url} timed out after ${options.timeoutMs} ms`,
+            ),
+        ),
+    }),
+  );
+}
+
+/**
+ * Reads at most `limit` bytes. Past the limit, a success body is an error (it cannot be a
+ * complete registry answer) and an error body is simply cut off.
+ */
+async function readBody(
+  response: Response,
+  limit: number,
+  failOverLimit: boolean,
+): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    if (response.body) {
+      const reader = response.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.length;
+        chunks.push(value);
+        if (size > limit) {
+          await reader.cancel().catch(() => undefined);
+          if (failOverLimit) {
+            throw new EnvironmentRegistryRequestError(
+              'body',
+              `environment registry response exceeds ${limit} bytes`,
+            );
+          }
+          break;
+        }
+      }
+    }
+  } catch (error) {
+    if (error instanceof EnvironmentRegistryRequestError) throw error;
+    throw new EnvironmentRegistryRequestError(
+      'body',
+      `error reading environment registry response body: ${causeText(error)}`,
+      { cause: error },
+    );
+  }
+  const bytes = Buffer.concat(chunks);
+  return bytes.subarray(0, Math.min(bytes.length, limit)).toString('utf8');
+}
+
+function causeText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
+}

@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './retryable.js';
+export * from './registryClient.js';
+export * from './connectProvider.js';
+export { NOISE_RELAY_SECURITY_PROFILE } from './wire.js';
