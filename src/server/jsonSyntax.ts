@@ -6,6 +6,9 @@
  */
 /** serde_json's default recursion limit. */
 const MAX_NESTING = 128;
+/** The executor's bound on JSON values per message (object keys not counted). */
+export const MAX_JSON_VALUES = 262_144;
+const SPECIAL_IN_STRING = /["\\\u0000-\u001f]/g;
 
 class SyntaxFailure extends Error {
   constructor(
@@ -19,6 +22,7 @@ class SyntaxFailure extends Error {
 export function scanJson(text: string): { end: number } | { error: string } {
   let pos = 0;
   let depth = 0;
+  let values = 0;
   const fail = (reason: string, at = pos): never => {
     throw new SyntaxFailure(reason, at);
   };
@@ -57,6 +61,10 @@ export function scanJson(text: string): { end: number } | { error: string } {
     const start = pos + 1;
     pos += 1;
     for (;;) {
+      // Jump over plain characters in one step: base64 payloads can be many MiB long.
+      SPECIAL_IN_STRING.lastIndex = pos;
+      const special = SPECIAL_IN_STRING.exec(text);
+      pos = special ? special.index : text.length;
       if (pos >= text.length) fail('EOF while parsing a string');
       const char = text[pos] as string;
       if (char === '"') {
@@ -86,6 +94,10 @@ export function scanJson(text: string): { end: number } | { error: string } {
   const value = (): void => {
     skipWhitespace();
     if (pos >= text.length) fail('EOF while parsing a value');
+    values += 1;
+    if (values > MAX_JSON_VALUES) {
+      fail(`JSON-RPC message exceeds the limit of ${MAX_JSON_VALUES} JSON values`, pos - 1);
+    }
     const char = text[pos] as string;
     if (char === '{' || char === '[') {
       depth += 1;

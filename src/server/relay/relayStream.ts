@@ -1,0 +1,91 @@
+/**
+ * One admitted harness stream on a multiplexed relay socket, seen by the executor's connection
+ * processor as an ordinary `Transport`: inbound data frames are reordered, decrypted and
+ * reassembled into JSON texts; outbound texts become encrypted data frames on the shared socket.
+ */
+import { Subject } from 'rxjs';
+import type { NoiseChannel } from '../../noise/index.js';
+import { ProtocolError } from '../../protocol/errors.js';
+import {
+  RelayDataReceiver,
+  RelayDataSender,
+  type RelayDataFrame,
+  type RelayFrame,
+} from '../../relay/index.js';
+import type { Transport } from '../../transport/transport.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export interface RelayStreamHost {
+  /** Queues one frame on the shared socket. */
+  write(frame: RelayFrame): void;
+  /** The stream ended on our side (processor closed it, or a send failed): reset it. */
+  streamClosed(stream: RelayStream): void;
+}
+
+export class RelayStream implements Transport {
+  private readonly incoming = new Subject<string>();
+  private readonly sender: RelayDataSender;
+  private readonly receiver: RelayDataReceiver;
+  private ended = false;
+
+  readonly incoming$ = this.incoming.asObservable();
+
+  constructor(
+    readonly streamId: string,
+    channel: NoiseChannel,
+    private readonly host: RelayStreamHost,
+  ) {
+    this.sender = new RelayDataSender(streamId, channel.send);
+    this.receiver = new RelayDataReceiver(channel.receive);
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Feeds one inbound data frame. Throws `ProtocolError` when the stream must be dropped. */
+  receive(frame: RelayDataFrame): void {
+    if (this.ended) return;
+    for (const bytes of this.receiver.receive(frame)) {
+      let text: string;
+      try {
+        text = utf8.decode(bytes);
+      } catch (error) {
+        throw new ProtocolError('Noise relay JSON-RPC message is not valid UTF-8', {
+          cause: error,
+        });
+      }
+      this.incoming.next(text);
+      if (this.ended) return;
+    }
+  }
+
+  send(message: string): void {
+    if (this.ended) return;
+    let frames: RelayDataFrame[];
+    try {
+      frames = this.sender.send(message);
+    } catch {
+      // Oversize message or exhausted sequence: this stream cannot continue.
+      this.close();
+      return;
+    }
+    for (const frame of frames) this.host.write(frame);
+  }
+
+  /** Closed by the connection processor: reset the stream at the harness. */
+  close(): void {
+    if (this.ended) return;
+    this.end();
+    this.host.streamClosed(this);
+  }
+
+  /** Ends `incoming$` without telling the host (the relay removed the stream itself). */
+  end(error?: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (error) this.incoming.error(error);
+    else this.incoming.complete();
+  }
+}
