@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { firstValueFrom, lastValueFrom, Subscription, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -8,6 +12,7 @@ import {
   ConnectError,
   DisconnectedError,
   ProtocolError,
+  ServerError,
   TimeoutError,
 } from '../../src/protocol/errors.js';
 import { RpcConnection } from '../../src/rpc/rpcConnection.js';
@@ -346,6 +351,63 @@ describe('RpcConnection over a real WebSocket', () => {
     ]);
     expect(await third).toBeInstanceOf(DisconnectedError);
     expect(requests.map((r) => r.id)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('the real codex exec-server over WebSocket', () => {
+  it('initializes, answers requests and keeps going after our malformed message (its id -1 reply is dropped)', async () => {
+    const codexHome = mkdtempSync(join(tmpdir(), 'execrx-codex-home-'));
+    const child = spawn(
+      'node_modules/.bin/codex',
+      ['exec-server', '--listen', 'ws://127.0.0.1:0'],
+      {
+        env: { ...process.env, CODEX_HOME: codexHome },
+        stdio: ['ignore', 'pipe', 'ignore'],
+        detached: true, // own process group: the npm wrapper runs the native binary as its child
+      },
+    );
+    cleanups.push(async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(-child.pid!, 'SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) await exited;
+      rmSync(codexHome, { recursive: true, force: true });
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        const line = output.split('\n').find((l) => l.startsWith('ws://'));
+        if (line) resolve(line.trim());
+      });
+      child.once('exit', () => reject(new Error(`codex exited early: ${output}`)));
+    });
+    const transport = await connect(url);
+    const seen: string[] = [];
+    transport.incoming$.subscribe((text) => seen.push(text));
+    const rpc = new RpcConnection(transport);
+    cleanups.push(() => rpc.close());
+    const init = (await firstValueFrom(
+      rpc.request('initialize', { clientName: 'execrx-spec', resumeSessionId: null }),
+    )) as {
+      sessionId: string;
+    };
+    expect(init.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    rpc.notify('initialized', {});
+    transport.send('not json');
+    const info = (await firstValueFrom(rpc.request('environment/info', null))) as {
+      executorVersion: string;
+    };
+    expect(info.executorVersion).toBe('0.169.0');
+    expect(rpc.isClosed).toBe(false);
+    const parseError = seen
+      .map((t) => JSON.parse(t) as { id: number; error?: { code: number; message: string } })
+      .find((m) => m.id === -1);
+    expect(parseError?.error?.code).toBe(-32600);
+    expect(parseError?.error?.message).toMatch(
+      /^failed to parse websocket JSON-RPC message from exec-server websocket /,
+    );
+    const unknown = await firstValueFrom(rpc.request('no/suchMethod', {})).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(ServerError);
   });
 });
 

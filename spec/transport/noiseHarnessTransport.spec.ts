@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { firstValueFrom, lastValueFrom, reduce, switchMap, toArray } from 'rxjs';
+import { ExecServerClient } from '../../src/client/index.js';
+import { NoiseChannelIdentity, NoiseHandshakeError } from '../../src/noise/index.js';
+import { DisconnectedError } from '../../src/protocol/errors.js';
+import { connectNoiseHarness } from '../../src/transport/noiseHarnessTransport.js';
+import { NoiseRelayStreamResetError } from '../../src/transport/noiseHarnessErrors.js';
+import type { Transport } from '../../src/transport/transport.js';
+import { startNoiseExecServer, type RunningNoiseExecServer } from '../support/noiseExecServer.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+async function executor(
+  options: Parameters<typeof startNoiseExecServer>[0] = {},
+): Promise<RunningNoiseExecServer> {
+  const server = await startNoiseExecServer(options);
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+async function connect(server: RunningNoiseExecServer, identity = NoiseChannelIdentity.generate()) {
+  const transport = await firstValueFrom(connectNoiseHarness(server.bundle(), identity));
+  cleanups.push(() => transport.close());
+  return transport;
+}
+
+async function client(transport: Transport): Promise<ExecServerClient> {
+  const session = await firstValueFrom(
+    ExecServerClient.connect(transport, { clientName: 'noise-spec' }),
+  );
+  cleanups.push(() => session.close());
+  return session;
+}
+
+describe('connectNoiseHarness against our direct-Noise executor', () => {
+  it('initializes a session, runs a process and round-trips a file', async () => {
+    const server = await executor();
+    const session = await client(await connect(server));
+    expect(session.sessionId).toMatch(/\S/);
+
+    const process = await firstValueFrom(
+      session.startProcess({ argv: ['/bin/sh', '-c', 'printf hello-noise'], cwd: tmpdir() }),
+    );
+    const stdout = await lastValueFrom(
+      process.stdout$.pipe(reduce((all, chunk) => all + Buffer.from(chunk).toString(), '')),
+    );
+    expect(stdout).toBe('hello-noise');
+    expect(await lastValueFrom(process.exit$)).toBe(0);
+
+    const dir = mkdtempSync(join(tmpdir(), 'noise-fs-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'file.bin');
+    const bytes = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7) & 0xff);
+    await lastValueFrom(session.fs.writeFile(file, bytes), { defaultValue: undefined });
+    expect(Buffer.from(await firstValueFrom(session.fs.readFile(file)))).toEqual(
+      Buffer.from(bytes),
+    );
+  });
+
+  it('carries messages larger than one 61440-byte record both ways', async () => {
+    const server = await executor();
+    const session = await client(await connect(server));
+    const dir = mkdtempSync(join(tmpdir(), 'noise-big-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'big.bin');
+    // 200 KB of bytes → ~267 KB of base64 JSON: five records each way.
+    const bytes = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 31 + 7) & 0xff);
+    await lastValueFrom(session.fs.writeFile(file, bytes), { defaultValue: undefined });
+    expect(Buffer.from(await firstValueFrom(session.fs.readFile(file)))).toEqual(
+      Buffer.from(bytes),
+    );
+  });
+
+  it('streams 2 MiB of process output intact', async () => {
+    const server = await executor();
+    const session = await client(await connect(server));
+    const process = await firstValueFrom(
+      session.startProcess({
+        argv: ['/bin/sh', '-c', 'head -c 2097152 /dev/zero | tr "\\0" "x"'],
+        cwd: tmpdir(),
+      }),
+    );
+    const total = await lastValueFrom(
+      process.stdout$.pipe(
+        reduce((count, chunk) => {
+          expect(chunk.every((byte) => byte === 0x78)).toBe(true);
+          return count + chunk.length;
+        }, 0),
+      ),
+    );
+    expect(total).toBe(2 * 1024 * 1024);
+  });
+
+  it('serves many concurrent streams on one executor, each its own session', async () => {
+    const server = await executor();
+    const sessions = await Promise.all(
+      Array.from({ length: 12 }, async () => client(await connect(server))),
+    );
+    expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(12);
+    const statuses = await Promise.all(sessions.map((s) => firstValueFrom(s.environmentStatus())));
+    expect(statuses).toEqual(Array.from({ length: 12 }, () => 'ready'));
+  });
+
+  it('reports a handshake to a different executor key as a reset during the handshake', async () => {
+    const server = await executor();
+    const bundle = { ...server.bundle(), executorPublicKey: NoiseChannelIdentity.generate().toJSON() };
+    const error = await firstValueFrom(connectNoiseHarness(bundle, NoiseChannelIdentity.generate())).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(NoiseRelayStreamResetError);
+    expect(error).toBeInstanceOf(DisconnectedError);
+    expect((error as NoiseRelayStreamResetError).duringHandshake).toBe(true);
+    expect((error as Error).message).toBe('Noise relay stream reset');
+  });
+
+  it('fails before opening a socket when the bundle key is unusable', async () => {
+    const server = await executor();
+    const bundle = {
+      ...server.bundle(),
+      executorPublicKey: { ...server.identity.toJSON(), suite: 'Noise_other' },
+    };
+    const error = await firstValueFrom(connectNoiseHarness(bundle, NoiseChannelIdentity.generate())).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(DisconnectedError);
+    expect((error as Error).message).toMatch(/^failed to start Noise relay handshake: invalid Noise channel public key/);
+    expect(server.server.socketCount).toBe(0);
+  });
+
+  it('exposes NoiseHandshakeError as a typed export', () => {
+    expect(new NoiseHandshakeError('decrypt', 'x')).toBeInstanceOf(Error);
+  });
+
+  it('collects messages in order (smoke)', async () => {
+    const server = await executor();
+    const transport = await connect(server);
+    const replies = transport.incoming$.pipe(toArray());
+    const done = lastValueFrom(replies);
+    transport.send(JSON.stringify({ id: 1, method: 'initialize', params: { clientName: 'x' } }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    transport.close();
+    const texts = await done;
+    expect(JSON.parse(texts[0]!)).toMatchObject({ id: 1, result: { sessionId: expect.any(String) } });
+    void switchMap;
+  });
+});
