@@ -139,6 +139,13 @@ describe('decodeRelayFrame', () => {
     );
   });
 
+  it('rejects strings that are not UTF-8, as prost does', () => {
+    const badStreamId = new Uint8Array([0x08, 0x01, 0x12, 0x02, 0xff, 0xfe, 0x3a, 0x00]);
+    expect(rejection(() => decodeRelayFrame(badStreamId)).detail).toMatch(
+      /^invalid relay message frame: .*utf-8/,
+    );
+  });
+
   it('rejects an unknown frame kind as a missing body', () => {
     // Field 13 (wire type 2) is not part of the schema; proto3 keeps it as an unknown field.
     const known = hex(frames.harness_resume).subarray(0, 40);
@@ -162,6 +169,14 @@ describe('decodeRelayFrame', () => {
       'relay message frame is missing stream_id',
     ],
     [{ version: 1, streamId: 's' }, 'relay message frame is missing body'],
+    [
+      { version: 2, streamId: '', body: { case: 'data', value: {} } },
+      'unsupported relay message frame version 2',
+    ],
+    [
+      { version: 1, streamId: '', body: { case: 'data', value: {} } },
+      'relay message frame is missing stream_id',
+    ],
     [
       { version: 1, streamId: 's', body: { case: 'reset', value: {} } },
       'relay reset message frame is missing reason',

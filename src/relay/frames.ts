@@ -169,6 +169,9 @@ function fromMessage(message: RelayMessageFrameMessage): RelayFrame {
   if (message.version !== RELAY_MESSAGE_FRAME_VERSION) {
     throw new RelayProtocolError(`unsupported relay message frame version ${message.version}`);
   }
+  if (message.streamId.trim() === '') {
+    throw new RelayProtocolError('relay message frame is missing stream_id');
+  }
   const header: RelayFrameHeader = {
     streamId: message.streamId,
     ...traceFields({ traceparent: message.traceparent, tracestate: message.tracestate }),
