@@ -109,10 +109,13 @@ describe('connectNoiseHarness against our direct-Noise executor', () => {
 
   it('reports a handshake to a different executor key as a reset during the handshake', async () => {
     const server = await executor();
-    const bundle = { ...server.bundle(), executorPublicKey: NoiseChannelIdentity.generate().toJSON() };
-    const error = await firstValueFrom(connectNoiseHarness(bundle, NoiseChannelIdentity.generate())).catch(
-      (e: unknown) => e,
-    );
+    const bundle = {
+      ...server.bundle(),
+      executorPublicKey: NoiseChannelIdentity.generate().toJSON(),
+    };
+    const error = await firstValueFrom(
+      connectNoiseHarness(bundle, NoiseChannelIdentity.generate()),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NoiseRelayStreamResetError);
     expect(error).toBeInstanceOf(DisconnectedError);
     expect((error as NoiseRelayStreamResetError).duringHandshake).toBe(true);
@@ -125,11 +128,13 @@ describe('connectNoiseHarness against our direct-Noise executor', () => {
       ...server.bundle(),
       executorPublicKey: { ...server.identity.toJSON(), suite: 'Noise_other' },
     };
-    const error = await firstValueFrom(connectNoiseHarness(bundle, NoiseChannelIdentity.generate())).catch(
-      (e: unknown) => e,
-    );
+    const error = await firstValueFrom(
+      connectNoiseHarness(bundle, NoiseChannelIdentity.generate()),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DisconnectedError);
-    expect((error as Error).message).toMatch(/^failed to start Noise relay handshake: invalid Noise channel public key/);
+    expect((error as Error).message).toMatch(
+      /^failed to start Noise relay handshake: invalid Noise channel public key/,
+    );
     expect(server.server.socketCount).toBe(0);
   });
 
@@ -146,7 +151,10 @@ describe('connectNoiseHarness against our direct-Noise executor', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     transport.close();
     const texts = await done;
-    expect(JSON.parse(texts[0]!)).toMatchObject({ id: 1, result: { sessionId: expect.any(String) } });
+    expect(JSON.parse(texts[0]!)).toMatchObject({
+      id: 1,
+      result: { sessionId: expect.any(String) },
+    });
     void switchMap;
   });
 });

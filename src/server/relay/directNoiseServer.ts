@@ -4,6 +4,7 @@
  * it with a bundle naming this URL (codex's refresh tests run their executors this way).
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -70,6 +71,7 @@ export async function startDirectNoiseExecServer(
   const executor = options.executor ?? createExecutor();
   const validator = options.validator ?? acceptAllHarnessKeys;
   const shutdown = new AbortController();
+  setMaxListeners(0, shutdown.signal); // one listener per relay socket
   const sockets = new Set<WebSocket>();
   const relays = new Set<Promise<RelayDisconnectReason>>();
 

@@ -47,11 +47,7 @@ import { RelayStream, type RelayStreamHost } from './relayStream.js';
 
 /** Why `serveMultiplexedEnvironment` returned (codex's disconnect reasons). */
 export type RelayDisconnectReason =
-  | 'peer_close'
-  | 'read_error'
-  | 'write_error'
-  | 'pong_timeout'
-  | 'local_shutdown';
+  'peer_close' | 'read_error' | 'write_error' | 'pong_timeout' | 'local_shutdown';
 
 export interface MultiplexedEnvironmentLimits {
   /** `MAX_ACTIVE_NOISE_RELAY_STREAMS`. */
@@ -226,7 +222,10 @@ class MultiplexedEnvironment implements RelayStreamHost {
     }
     const streamId = frame.streamId;
     if (streamId.length > MAX_STREAM_ID_LENGTH || streamId.trim() !== streamId) {
-      this.emit({ kind: 'frame-dropped', detail: 'relay message frame stream_id is not canonical' });
+      this.emit({
+        kind: 'frame-dropped',
+        detail: 'relay message frame stream_id is not canonical',
+      });
       return;
     }
     switch (frame.kind) {
@@ -287,11 +286,7 @@ class MultiplexedEnvironment implements RelayStreamHost {
     entry.subscription.add(
       this.options.validator
         .validateHarnessKey(request.initiatorPublicKey, request.authorization, streamId)
-        .pipe(
-          timeout({ first: ms, scheduler: this.scheduler }),
-          take(1),
-          defaultIfEmpty(false),
-        )
+        .pipe(timeout({ first: ms, scheduler: this.scheduler }), take(1), defaultIfEmpty(false))
         .subscribe({
           next: (valid) =>
             this.onValidated(entry, valid === true, valid ? undefined : 'validator refused'),
@@ -401,7 +396,9 @@ class MultiplexedEnvironment implements RelayStreamHost {
     const streams = [...this.active.values()];
     this.active.clear();
     for (const stream of streams) {
-      stream.end(new DisconnectedError(`exec-server transport disconnected: Noise relay ${reason}`));
+      stream.end(
+        new DisconnectedError(`exec-server transport disconnected: Noise relay ${reason}`),
+      );
     }
     if (reason === 'local_shutdown') {
       if (this.socket.readyState === WebSocket.OPEN) this.socket.close(1001);

@@ -1,0 +1,474 @@
+/**
+ * The Noise harness transport (noise-relay.md §6.4, §5): one rendezvous WebSocket carrying one
+ * virtual stream to an executor. The harness is the Noise initiator; after the handshake every
+ * JSON-RPC text travels as length-prefixed, 61440-byte, AES-256-GCM records in `data` frames.
+ *
+ * ```ts
+ * connectNoiseHarness(bundle, identity).pipe(
+ *   switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'me' })),
+ * );
+ * ```
+ */
+import { randomUUID } from 'node:crypto';
+import { asyncScheduler, Observable, Subject, Subscription, timer, type SchedulerLike } from 'rxjs';
+import WebSocket from 'ws';
+import {
+  initiatorHandshake,
+  NoiseChannelError,
+  NoiseHandshakeError,
+  nodeCryptoProvider,
+  prologue,
+  type NoiseChannelIdentity,
+  type NoiseCryptoProvider,
+  type NoiseInitiatorHandshake,
+} from '../noise/index.js';
+import { ConnectError, DisconnectedError, TimeoutError } from '../protocol/errors.js';
+import {
+  decodeRelayFrame,
+  encodeRelayFrame,
+  handshakeFrame,
+  keepalive,
+  MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
+  RelayDataReceiver,
+  RelayDataSender,
+  resumeFrame,
+  WEBSOCKET_KEEPALIVE_INTERVAL_MS,
+  WEBSOCKET_PONG_TIMEOUT_MS,
+  type RelayFrame,
+} from '../relay/index.js';
+import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
+import { errorMessage } from './errorMessage.js';
+import { formatDuration } from './formatDuration.js';
+import {
+  NoiseRelayHandshakeDisconnectedError,
+  NoiseRelayHarnessProtocolError,
+  NoiseRelayStreamResetError,
+} from './noiseHarnessErrors.js';
+import type { Transport } from './transport.js';
+
+/** `DEFAULT_REMOTE_EXEC_SERVER_CONNECT_TIMEOUT`: WebSocket open deadline. */
+export const NOISE_HARNESS_CONNECT_TIMEOUT_MS = 10_000;
+/** Handshake deadline (codex bounds it by the 10 s initialize budget). */
+export const NOISE_HARNESS_HANDSHAKE_TIMEOUT_MS = 10_000;
+
+export interface NoiseHarnessOptions {
+  /** WebSocket open deadline, default 10 000 ms. */
+  connectTimeoutMs?: number;
+  /** Deadline from socket open to the executor's handshake answer, default 10 000 ms. */
+  handshakeTimeoutMs?: number;
+  /** WebSocket Ping cadence and Pong deadline, default 30 000 / 60 000 ms. */
+  keepalive?: { pingIntervalMs: number; pongTimeoutMs: number };
+  /** Scheduler for every deadline and the keepalive (tests pass a TestScheduler). */
+  scheduler?: SchedulerLike;
+  /** Noise primitives, default `nodeCryptoProvider`. */
+  crypto?: NoiseCryptoProvider;
+  /** Stream id to claim; default a fresh lowercase UUIDv4 (tests only). */
+  streamId?: string;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Cold: opens the rendezvous WebSocket from the bundle, resume + handshake on a fresh UUIDv4
+ * stream id, then emits a Transport carrying decrypted JSON-RPC texts and completes.
+ * Errors: `ConnectError` (socket), `TimeoutError` (connect or handshake deadline),
+ * `NoiseRelayStreamResetError` (a `DisconnectedError`: the executor refused the handshake),
+ * `NoiseHandshakeError` (message 2 did not authenticate), `NoiseRelayHandshakeDisconnectedError`
+ * (socket ended), `NoiseRelayHarnessProtocolError` (relay broke the protocol),
+ * `DisconnectedError` "failed to start Noise relay handshake: …" (unusable bundle key).
+ * Unsubscribing before the Transport is emitted closes the socket.
+ */
+export function connectNoiseHarness(
+  bundle: NoiseRendezvousConnectBundle,
+  identity: NoiseChannelIdentity,
+  options: NoiseHarnessOptions = {},
+): Observable<Transport> {
+  return new Observable<Transport>((subscriber) => {
+    const scheduler = options.scheduler ?? asyncScheduler;
+    const crypto = options.crypto ?? nodeCryptoProvider;
+    const streamId = options.streamId ?? randomUUID();
+    const url = bundle.websocketUrl;
+
+    // Message 1 first: a bad bundle fails before any socket is opened.
+    let handshake: NoiseInitiatorHandshake;
+    try {
+      handshake = initiatorHandshake({
+        identity,
+        responderPublicKey: bundle.executorPublicKey,
+        prologue: prologue({
+          environmentId: bundle.environmentId,
+          executorRegistrationId: bundle.executorRegistrationId,
+          streamId,
+        }),
+        authorization: bundle.harnessKeyAuthorization,
+        crypto,
+      });
+    } catch (error) {
+      subscriber.error(
+        new DisconnectedError(`failed to start Noise relay handshake: ${errorMessage(error)}`, {
+          cause: error,
+        }),
+      );
+      return undefined;
+    }
+
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(url, {
+        perMessageDeflate: false,
+        maxPayload: MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
+      });
+    } catch (error) {
+      subscriber.error(connectError(url, error));
+      return undefined;
+    }
+    // Stays attached for the socket's whole life: aborting a CONNECTING socket emits 'error'.
+    socket.on('error', () => undefined);
+
+    let phase: 'connecting' | 'handshake' | 'ready' | 'failed' = 'connecting';
+    const deadlines = new Subscription();
+    let lastError: Error | undefined;
+
+    const fail = (error: Error): void => {
+      if (phase === 'ready' || phase === 'failed') return;
+      phase = 'failed';
+      deadlines.unsubscribe();
+      keepaliveSubscription.unsubscribe();
+      subscriber.error(error);
+    };
+
+    deadlines.add(
+      timer(options.connectTimeoutMs ?? NOISE_HARNESS_CONNECT_TIMEOUT_MS, scheduler).subscribe(
+        () => {
+          const ms = options.connectTimeoutMs ?? NOISE_HARNESS_CONNECT_TIMEOUT_MS;
+          fail(
+            new TimeoutError(
+              `timed out connecting to Noise relay websocket \`${redact(url)}\` after ${formatDuration(ms)}`,
+            ),
+          );
+        },
+      ),
+    );
+
+    const pongs = new Subject<void>();
+    const keepaliveSubscription = new Subscription();
+    const connection = new HarnessConnection(socket, streamId, pongs);
+
+    const onUnexpectedResponse = (_request: unknown, response: { statusCode?: number }): void => {
+      fail(
+        new ConnectError(
+          `failed to connect to Noise relay websocket \`${redact(url)}\`: HTTP ${response.statusCode ?? 'error'}`,
+        ),
+      );
+      socket.terminate();
+    };
+    socket.once('unexpected-response', onUnexpectedResponse);
+    socket.on('error', (error: Error) => {
+      lastError = error;
+      if (phase === 'connecting') fail(connectError(url, error));
+    });
+    socket.on('pong', () => pongs.next());
+
+    socket.once('open', () => {
+      if (phase !== 'connecting') return;
+      phase = 'handshake';
+      deadlines.unsubscribe();
+      const handshakeMs = options.handshakeTimeoutMs ?? NOISE_HARNESS_HANDSHAKE_TIMEOUT_MS;
+      deadlines.add(
+        timer(handshakeMs, scheduler).subscribe(() =>
+          fail(
+            new TimeoutError(
+              `timed out waiting for the Noise relay handshake after ${formatDuration(handshakeMs)}`,
+            ),
+          ),
+        ),
+      );
+      keepaliveSubscription.add(
+        keepalive(pongs, {
+          intervalMs: options.keepalive?.pingIntervalMs ?? WEBSOCKET_KEEPALIVE_INTERVAL_MS,
+          pongTimeoutMs: options.keepalive?.pongTimeoutMs ?? WEBSOCKET_PONG_TIMEOUT_MS,
+          scheduler,
+        }).subscribe({
+          next: () => {
+            if (socket.readyState === WebSocket.OPEN) socket.ping();
+          },
+          error: (error: Error) => {
+            fail(error);
+            connection.fail(error);
+            socket.terminate();
+          },
+        }),
+      );
+      connection.write(resumeFrame(streamId, 0));
+      connection.write(handshakeFrame(streamId, handshake.message1));
+    });
+
+    socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+      if (phase === 'ready') {
+        connection.receive(data, isBinary);
+        return;
+      }
+      if (phase !== 'handshake') return;
+      if (!isBinary) {
+        fail(protocolError('Noise relay expects binary protobuf frames'));
+        socket.terminate();
+        return;
+      }
+      let frame: RelayFrame;
+      try {
+        frame = decodeRelayFrame(toBytes(data));
+      } catch (error) {
+        fail(
+          protocolError('Noise relay received data before handshake completion', {
+            cause: error,
+          }),
+        );
+        socket.terminate();
+        return;
+      }
+      if (frame.streamId !== streamId) return;
+      switch (frame.kind) {
+        case 'handshake': {
+          let channel;
+          try {
+            channel = handshake.finish(frame.payload);
+          } catch (error) {
+            fail(
+              error instanceof NoiseChannelError
+                ? error
+                : new NoiseHandshakeError('invalid-message', errorMessage(error), {
+                    cause: error,
+                  }),
+            );
+            socket.terminate();
+            return;
+          }
+          phase = 'ready';
+          deadlines.unsubscribe();
+          connection.start(channel, keepaliveSubscription);
+          subscriber.next(connection.transport);
+          subscriber.complete();
+          return;
+        }
+        case 'reset':
+          fail(new NoiseRelayStreamResetError(true));
+          socket.terminate();
+          return;
+        case 'data':
+          fail(protocolError('Noise relay received data before handshake completion'));
+          socket.terminate();
+          return;
+        default:
+          return; // resume, ack, heartbeat: ignored
+      }
+    });
+
+    socket.on('close', (code: number, reason: Buffer) => {
+      pongs.complete();
+      if (phase === 'connecting') {
+        fail(connectError(url, lastError ?? new Error(`connection closed (code ${code})`)));
+      } else if (phase === 'handshake') {
+        const detail =
+          lastError !== undefined
+            ? `Noise relay websocket failed during handshake: ${lastError.message}`
+            : code === 1006
+              ? 'Noise relay websocket ended during handshake'
+              : `Noise relay received close frame during handshake (code ${code}${reason.length > 0 ? `, ${reason.toString('utf8')}` : ''})`;
+        fail(new NoiseRelayHandshakeDisconnectedError(detail, { cause: lastError }));
+      } else {
+        connection.closed(code, reason, lastError);
+      }
+    });
+
+    return () => {
+      if (phase === 'ready') return; // the Transport owns the socket now
+      phase = 'failed';
+      deadlines.unsubscribe();
+      keepaliveSubscription.unsubscribe();
+      socket.removeListener('unexpected-response', onUnexpectedResponse);
+      socket.terminate();
+    };
+  });
+}
+
+/** The socket after `open`: writes frames, and once the channel exists runs the transport. */
+class HarnessConnection {
+  private readonly incoming = new Subject<string>();
+  private sender: RelayDataSender | undefined;
+  private receiver: RelayDataReceiver | undefined;
+  private keepaliveSubscription: Subscription | undefined;
+  private finished = false;
+  private closedByUs = false;
+
+  readonly transport: Transport;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly streamId: string,
+    private readonly pongs: Subject<void>,
+  ) {
+    this.transport = {
+      incoming$: this.incoming.asObservable(),
+      send: (message) => this.send(message),
+      close: () => this.close(),
+    };
+  }
+
+  start(
+    channel: {
+      send: { encrypt(p: Uint8Array): Uint8Array };
+      receive: { decrypt(c: Uint8Array): Uint8Array };
+    },
+    keepaliveSubscription: Subscription,
+  ): void {
+    this.sender = new RelayDataSender(this.streamId, channel.send);
+    this.receiver = new RelayDataReceiver(channel.receive);
+    this.keepaliveSubscription = keepaliveSubscription;
+  }
+
+  write(frame: RelayFrame): void {
+    if (this.socket.readyState !== WebSocket.OPEN) return;
+    this.socket.send(encodeRelayFrame(frame));
+  }
+
+  private send(message: string): void {
+    if (this.finished || this.sender === undefined) return;
+    if (this.socket.readyState !== WebSocket.OPEN) return;
+    let frames;
+    try {
+      frames = this.sender.send(message);
+    } catch (error) {
+      // Oversize message or exhausted sequence: the stream cannot continue consistently.
+      this.fail(protocolError(errorMessage(error), { cause: error }));
+      this.terminate();
+      return;
+    }
+    for (const frame of frames) this.socket.send(encodeRelayFrame(frame));
+  }
+
+  receive(data: WebSocket.RawData, isBinary: boolean): void {
+    if (this.finished || this.receiver === undefined) return;
+    if (!isBinary) {
+      this.fail(protocolError('Noise relay expects binary protobuf frames'));
+      this.terminate();
+      return;
+    }
+    let frame: RelayFrame;
+    try {
+      frame = decodeRelayFrame(toBytes(data));
+    } catch (error) {
+      this.fail(
+        protocolError('Noise relay received invalid post-handshake frame', { cause: error }),
+      );
+      this.terminate();
+      return;
+    }
+    if (frame.streamId !== this.streamId) return;
+    switch (frame.kind) {
+      case 'data': {
+        let texts: string[];
+        try {
+          // Throws RelayProtocolError (reorder window, decryption, framing) with codex's text.
+          const messages = this.receiver.receive(frame);
+          texts = messages.map((bytes) => decodeUtf8(bytes));
+        } catch (error) {
+          this.fail(error instanceof Error ? error : protocolError(errorMessage(error)));
+          this.terminate();
+          return;
+        }
+        for (const text of texts) {
+          if (this.finished) return;
+          this.incoming.next(text);
+        }
+        return;
+      }
+      case 'reset':
+        this.fail(new NoiseRelayStreamResetError(false));
+        this.terminate();
+        return;
+      case 'handshake':
+        this.fail(protocolError('Noise relay received invalid post-handshake frame'));
+        this.terminate();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Ends `incoming$` with `error` (once). */
+  fail(error: Error): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.keepaliveSubscription?.unsubscribe();
+    this.incoming.error(error);
+  }
+
+  closed(code: number, reason: Buffer, lastError: Error | undefined): void {
+    this.keepaliveSubscription?.unsubscribe();
+    this.pongs.complete();
+    if (this.finished) return;
+    if (this.closedByUs || code === 1000 || code === 1001) {
+      this.finished = true;
+      this.incoming.complete();
+      return;
+    }
+    const detail =
+      lastError?.message ??
+      `connection closed with code ${code}${reason.length > 0 ? ` (${reason.toString('utf8')})` : ''}`;
+    this.fail(
+      new DisconnectedError(`exec-server transport disconnected: ${detail}`, { cause: lastError }),
+    );
+  }
+
+  private terminate(): void {
+    this.closedByUs = true;
+    this.socket.terminate();
+  }
+
+  private close(): void {
+    if (this.closedByUs) return;
+    this.closedByUs = true;
+    if (!this.finished) {
+      this.finished = true;
+      this.keepaliveSubscription?.unsubscribe();
+      this.incoming.complete();
+    }
+    // The harness never sends `reset`: closing its socket is how a stream ends (§11).
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.close(1000);
+    else this.socket.terminate();
+  }
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch (error) {
+    throw protocolError('Noise relay JSON-RPC message is not valid UTF-8', { cause: error });
+  }
+}
+
+function protocolError(
+  detail: string,
+  options?: { cause?: unknown },
+): NoiseRelayHarnessProtocolError {
+  return new NoiseRelayHarnessProtocolError(detail, options);
+}
+
+function connectError(url: string, error: unknown): ConnectError {
+  return new ConnectError(
+    `failed to connect to Noise relay websocket \`${redact(url)}\`: ${errorMessage(error)}`,
+    { cause: error },
+  );
+}
+
+/** Rendezvous URLs carry their credential in the query (`sig`); never print it. */
+function redact(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function toBytes(data: WebSocket.RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return data;
+}
