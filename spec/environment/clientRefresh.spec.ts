@@ -8,6 +8,7 @@ import { firstValueFrom, lastValueFrom, type Observable } from 'rxjs';
 import type { ExecServerClient, ProcessHandle } from '../../src/client/index.js';
 import {
   ConnectionAttemptError,
+  EnvironmentManager,
   LazyRemoteExecServerClient,
   noiseRendezvous,
 } from '../../src/environment/index.js';
@@ -22,7 +23,7 @@ import {
 } from './support/testExecutors.js';
 import { TestRegistry } from './support/testRegistry.js';
 
-const clients: LazyRemoteExecServerClient[] = [];
+const clients: { close(): void }[] = [];
 const servers: Server[] = [];
 
 afterEach(async () => {
@@ -242,6 +243,39 @@ describe('connection refresh (seed: client_refresh_tests.rs)', () => {
     expect(await firstValueFrom(client.get())).toBe(replacement);
     expect(replacement.state).toBe('connected');
     expect(await firstValueFrom(replacement.environmentStatus())).toBe('ready');
+  });
+
+  it('environment_refresh_preserves_environment_and_filesystem_handles', async () => {
+    const old = await startTestExecutor();
+    const replacementExecutor = await startTestExecutor();
+    const registry = new TestRegistry(old.target);
+    const harness = new RecordingHarness();
+    const manager = EnvironmentManager.fromSnapshot(
+      { environments: [], default: 'disabled', includeLocal: false },
+      { connectHarness: harness.connect },
+    );
+    clients.push(manager);
+    const environment = manager.materializePendingNoiseEnvironment('environment', registry);
+    manager.reportEnvironmentProvisioningStatus(
+      'environment',
+      { ready: { selectedCapabilityRoots: [] } },
+      registry,
+    );
+    await firstValueFrom(environment.info());
+    const firstSession = await firstValueFrom(environment.client.get());
+    const filesystem = environment.getFilesystem();
+    registry.target = replacementExecutor.target;
+    await lastValueFrom(environment.refreshConnection(), { defaultValue: undefined });
+    expect(manager.getEnvironment('environment')).toBe(environment);
+    expect(environment.getFilesystem()).toBe(filesystem);
+    expect(firstSession.state).toBe('retired');
+    expect((await firstValueFrom(environment.client.get())).sessionId).not.toBe(
+      firstSession.sessionId,
+    );
+    await firstValueFrom(environment.info());
+    // The stable filesystem object works on the replacement session.
+    const metadata = await firstValueFrom(filesystem.getMetadata('/tmp'));
+    expect(metadata.isDirectory).toBe(true);
   });
 
   it('refresh_does_not_accept_cached_metadata_during_recovery', async () => {

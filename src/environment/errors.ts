@@ -36,3 +36,12 @@ export function isRetryableRecoveryError(error: unknown): boolean {
   if (error instanceof ConnectionAttemptError) return isRetryableRecoveryError(error.cause);
   return isRetryableResumeError(error) || isRetryableRegistryError(error);
 }
+
+/** The manager already holds `environmentId` with another provisioning mode. */
+export class ProvisioningModeConflictError extends ExecServerError {
+  constructor(readonly environmentId: string) {
+    super(
+      `environment \`${environmentId}\` is already registered with a different provisioning mode`,
+    );
+  }
+}

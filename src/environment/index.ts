@@ -23,3 +23,21 @@ export {
 export { registryRecoveryRetryDelayMs, registryRetryBaseDelayMs } from './registryBackoff.js';
 export { recoverSession, type RecoveryOptions } from './sessionRecovery.js';
 export type { ReconnectStrategy, ReopenedTransport } from './sessionConnector.js';
+export { Environment, type EnvironmentObservedStatus } from './environment.js';
+export {
+  EnvironmentManager,
+  LOCAL_ENVIRONMENT_ID,
+  type EnvironmentConfig,
+  type EnvironmentDefault,
+  type EnvironmentManagerOptions,
+  type EnvironmentProviderSnapshot,
+} from './environmentManager.js';
+export { EnvironmentFileSystem } from './environmentFileSystem.js';
+export { EnvironmentHttpClient, EnvironmentProcessBackend } from './environmentBackends.js';
+export {
+  MAX_SELECTED_CAPABILITY_ROOTS,
+  type EnvironmentReadyInfo,
+  type ProvisioningReport,
+  type SelectedCapabilityRoot,
+} from './provisioning.js';
+export { ProvisioningModeConflictError } from './errors.js';
