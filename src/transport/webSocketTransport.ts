@@ -149,7 +149,11 @@ export function fromWebSocket(
 
   socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
     if (finished) return;
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    const bytes = Buffer.isBuffer(data)
+      ? data
+      : Array.isArray(data)
+        ? Buffer.concat(data)
+        : Buffer.from(data);
     if (!isBinary) {
       incoming.next(bytes.toString('utf8')); // ws already validated text frames as UTF-8
       return;
