@@ -106,7 +106,12 @@ async function startChunkedServer(): Promise<{
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sockets };
 }
 
-/** Runs the script on one executor. `workDir` is a fresh directory for the fs steps. */
+/**
+ * Runs the script on one executor. Every process sleeps briefly after its last output: output
+ * written right before exit races the exit notification on both executors (either order is
+ * valid, FINDINGS.md), and the comparison needs one deterministic order. `workDir` is a fresh
+ * directory for the fs steps.
+ */
 async function runScript(url: string, workDir: string, httpBase: string): Promise<Transcript> {
   const client = await RawClient.connect(url);
   const replies = new Map<string, unknown>();
@@ -170,7 +175,7 @@ async function runScript(url: string, workDir: string, httpBase: string): Promis
     await step(
       'process/start p2',
       'process/start',
-      startParams('p2', ['sh', '-c', 'read line; printf "got:%s" "$line"'], {
+      startParams('p2', ['sh', '-c', 'read line; printf "got:%s" "$line"; sleep 0.1'], {
         cwd,
         pipeStdin: true,
       }),
@@ -207,7 +212,11 @@ async function runScript(url: string, workDir: string, httpBase: string): Promis
       'process/start',
       startParams(
         'p7',
-        ['sh', '-c', 'trap "echo caught; exit 9" INT; echo ready; while :; do sleep 0.05; done'],
+        [
+          'sh',
+          '-c',
+          'trap "echo caught; sleep 0.1; exit 9" INT; echo ready; while :; do sleep 0.05; done',
+        ],
         { cwd },
       ),
     );
