@@ -8,6 +8,7 @@ import {
   EnvironmentRegistryClient,
   type EnvironmentRegistryClientOptions,
   EnvironmentRegistryConfigError,
+  EnvironmentRegistryDecodeError,
   EnvironmentRegistryHttpError,
   EnvironmentRegistryRequestError,
   RegistryConnectProvider,
@@ -136,7 +137,7 @@ describe('connect (harness)', () => {
   });
 
   it.each([
-    ['not json', 'error decoding response body'],
+    ['not json', 'error decoding environment registry response body'],
     [
       JSON.stringify({ ...connectResponse, harness_key_authorization: undefined }),
       'harness_key_authorization',
@@ -148,8 +149,8 @@ describe('connect (harness)', () => {
   ])('reports an undecodable 2xx body as a retryable decode error (%#)', async (body, mention) => {
     server.setHandler((_request, response) => json(response, 200, body));
     const error = await failure(lastValueFrom(client().connect('env-1', harnessKey)));
-    expect(error).toBeInstanceOf(EnvironmentRegistryRequestError);
-    expect((error as EnvironmentRegistryRequestError).failure).toBe('decode');
+    expect(error).toBeInstanceOf(EnvironmentRegistryDecodeError);
+    expect(error.message).toMatch(/^failed to serialize or deserialize exec-server JSON: /);
     expect(error.message).toContain(mention);
     expect(isRetryableRegistryError(error)).toBe(true);
   });

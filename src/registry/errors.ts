@@ -5,7 +5,7 @@
  * `ProtocolError`s and are not retryable.
  */
 import { STATUS_CODES } from 'node:http';
-import { ExecServerError } from '../protocol/errors.js';
+import { ExecServerError, JsonError } from '../protocol/errors.js';
 
 /** The registry client is misconfigured (base URL, environment id, bearer token). Fix the setup. */
 export class EnvironmentRegistryConfigError extends ExecServerError {
@@ -38,11 +38,11 @@ export class EnvironmentRegistryHttpError extends ExecServerError {
 }
 
 /** Which step of a registry request failed without an HTTP answer we could use. */
-export type RegistryRequestFailure = 'connect' | 'timeout' | 'body' | 'decode';
+export type RegistryRequestFailure = 'connect' | 'timeout' | 'body';
 
 /**
- * The request never produced a usable answer: the connection failed, it timed out, the body
- * broke off, or a 2xx body did not decode into the expected JSON. All of these are retryable.
+ * The request never produced a usable answer: the connection failed, it timed out, or the
+ * body broke off (or was too large). All of these are retryable.
  */
 export class EnvironmentRegistryRequestError extends ExecServerError {
   constructor(
@@ -59,3 +59,10 @@ export function statusText(status: number): string {
   const reason = STATUS_CODES[status];
   return reason === undefined ? String(status) : `${status} ${reason}`;
 }
+
+/**
+ * A 2xx registry body did not decode into the expected JSON. Displays like codex 0.169.0
+ * ("failed to serialize or deserialize exec-server JSON: …"); retryable like the other
+ * registry request failures (protocol.md §17.2).
+ */
+export class EnvironmentRegistryDecodeError extends JsonError {}

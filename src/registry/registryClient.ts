@@ -10,8 +10,8 @@ import { ProtocolError } from '../protocol/errors.js';
 import {
   EnvironmentRegistryAuthError,
   EnvironmentRegistryConfigError,
+  EnvironmentRegistryDecodeError,
   EnvironmentRegistryHttpError,
-  EnvironmentRegistryRequestError,
   statusText,
 } from './errors.js';
 import { ERROR_BODY_PREVIEW_BYTES, type HttpTextResponse, postJson } from './httpJson.js';
@@ -236,9 +236,8 @@ function decodeJson<T>(body: string, schema: z.ZodType<T>): T {
   try {
     json = JSON.parse(body);
   } catch (error) {
-    throw new EnvironmentRegistryRequestError(
-      'decode',
-      `error decoding response body: ${(error as Error).message}`,
+    throw new EnvironmentRegistryDecodeError(
+      `error decoding environment registry response body: ${(error as Error).message}`,
       { cause: error },
     );
   }
@@ -246,9 +245,8 @@ function decodeJson<T>(body: string, schema: z.ZodType<T>): T {
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-    throw new EnvironmentRegistryRequestError(
-      'decode',
-      `error decoding response body${where}: ${issue?.message ?? 'invalid shape'}`,
+    throw new EnvironmentRegistryDecodeError(
+      `error decoding environment registry response body${where}: ${issue?.message ?? 'invalid shape'}`,
       { cause: result.error },
     );
   }

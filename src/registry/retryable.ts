@@ -1,4 +1,8 @@
-import { EnvironmentRegistryHttpError, EnvironmentRegistryRequestError } from './errors.js';
+import {
+  EnvironmentRegistryDecodeError,
+  EnvironmentRegistryHttpError,
+  EnvironmentRegistryRequestError,
+} from './errors.js';
 
 /** Registry error code of a 409 that means "the executor is not connected yet; try again". */
 export const ENVIRONMENT_OFFLINE_ERROR_CODE = 'environment_offline';
@@ -19,6 +23,7 @@ export function isEnvironmentOfflineError(error: unknown): boolean {
  */
 export function isRetryableRegistryError(error: unknown): boolean {
   if (error instanceof EnvironmentRegistryRequestError) return true;
+  if (error instanceof EnvironmentRegistryDecodeError) return true;
   if (!(error instanceof EnvironmentRegistryHttpError)) return false;
   const { status } = error;
   return status >= 500 || status === 408 || status === 429 || isEnvironmentOfflineError(error);
