@@ -1,0 +1,90 @@
+/** Help texts and usage errors: `main()` in-process with captured streams, plus the real bin. */
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { PassThrough } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+import { COMMANDS } from '../../src/cli/commands.js';
+import { assertBuilt, runCli } from './support/runCli.js';
+
+async function runMain(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: string[] = [];
+  const err: string[] = [];
+  stdout.on('data', (chunk: Buffer) => out.push(chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => err.push(chunk.toString()));
+  const code = await main(argv, { stdin, stdout, stderr });
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+describe('execrx help', () => {
+  it('lists every command in the top-level help', async () => {
+    for (const argv of [['--help'], ['-h'], ['help']]) {
+      const result = await runMain(argv);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: execrx <command>/);
+      for (const command of COMMANDS) expect(result.stdout).toContain(`  ${command.name} `);
+    }
+  });
+
+  it('prints the help and exits 2 when no command is given', async () => {
+    const result = await runMain([]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(/^Usage: execrx <command>/);
+  });
+
+  it.each(COMMANDS.map((command) => command.name))('has `execrx %s --help`', async (name) => {
+    const viaFlag = await runMain([name, '--help']);
+    expect(viaFlag.code).toBe(0);
+    expect(viaFlag.stdout).toMatch(new RegExp(`^Usage: execrx ${name} `));
+    expect(viaFlag.stdout).toContain('--help');
+    expect(await runMain(['help', name])).toEqual(viaFlag);
+  });
+
+  it('documents every run option', async () => {
+    const { stdout } = await runMain(['run', '--help']);
+    for (const option of ['--url', '--tty', '--cwd', '--env', '--inherit-env', '--no-stdin']) {
+      expect(stdout).toContain(option);
+    }
+  });
+});
+
+describe('execrx usage errors (exit code 2, one line with a hint)', () => {
+  it.each([
+    [['frobnicate'], 'unknown command `frobnicate` (see `execrx --help`)'],
+    [['--frob'], 'unknown option `--frob` (see `execrx --help`)'],
+    [['run'], 'missing the command to run (see `execrx run --help`)'],
+    [['run', '--bogus', '--', 'true'], 'unknown option `--bogus` (see `execrx run --help`)'],
+    [['run', '--cwd'], 'option `--cwd` needs a value (see `execrx run --help`)'],
+    [['run', '--tty=yes', 'true'], 'option `--tty` takes no value (see `execrx run --help`)'],
+    [
+      ['run', '--env', 'NOEQUALS', 'true'],
+      '--env expects NAME=VALUE, got `NOEQUALS` (see `execrx run --help`)',
+    ],
+    [
+      ['run', '--inherit-env', 'some', 'true'],
+      '--inherit-env expects all, core or none, got `some` (see `execrx run --help`)',
+    ],
+    [
+      ['run', '--url', 'http://x', 'true'],
+      '--url expects ws://HOST:PORT or wss://…, got `http://x` (see `execrx run --help`)',
+    ],
+    [['serve', 'extra'], 'unexpected argument `extra` (see `execrx serve --help`)'],
+  ])('%j', async (argv, message) => {
+    const result = await runMain(argv);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: `execrx: ${message}\n` });
+  });
+});
+
+describe('bin/execrx.js', () => {
+  beforeAll(assertBuilt);
+
+  it('runs the built CLI and exits with its code', async () => {
+    const help = await runCli(['run', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: execrx run /);
+    const usage = await runCli(['run']);
+    expect(usage).toMatchObject({ code: 2, stdout: '' });
+    expect(usage.stderr).toContain('missing the command to run');
+  });
+});

@@ -1,0 +1,67 @@
+/** `execrx serve` and `execrx run --url` against it, both as child processes. */
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
+
+beforeAll(assertBuilt);
+afterEach(killRunningClis);
+
+describe('execrx serve', () => {
+  it('prints its bound URL first and serves `execrx run --url` until interrupted', async () => {
+    const server = startCli(['serve']);
+    await server.waitForStdout('\n');
+    const url = server.stdoutSoFar().split('\n')[0] as string;
+    expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
+
+    const result = await runCli(
+      [
+        'run',
+        '--url',
+        url,
+        '--env',
+        'WHO=served',
+        '--',
+        'sh',
+        '-c',
+        'head -n 1; echo "$WHO" >&2; exit 3',
+      ],
+      { input: 'piped\n' },
+    );
+    expect(result).toMatchObject({ code: 3, stdout: 'piped\n', stderr: 'served\n' });
+
+    server.child.kill('SIGINT');
+    expect(await server.result).toMatchObject({ code: 0, stdout: `${url}\n` });
+  });
+
+  it('refuses a bad --listen address as a usage error', async () => {
+    const result = await runCli(['serve', '--listen', 'http://127.0.0.1:1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^execrx: unsupported --listen URL `http:\/\/127\.0\.0\.1:1`/);
+  });
+
+  it('speaks newline-delimited JSON with --listen stdio and stops at end of input', async () => {
+    const initialize = JSON.stringify({
+      id: 1,
+      method: 'initialize',
+      params: { clientName: 'spec', resumeSessionId: null },
+    });
+    const result = await runCli(['serve', '--listen', 'stdio'], { input: `${initialize}\n` });
+    expect(result.code).toBe(0);
+    const reply = JSON.parse(result.stdout.split('\n')[0] as string) as {
+      id: number;
+      result: { sessionId: string };
+    };
+    expect(reply.id).toBe(1);
+    expect(typeof reply.result.sessionId).toBe('string');
+  });
+});
+
+describe('execrx run --url', () => {
+  it('fails with one line and exit code 1 when nothing listens', async () => {
+    const result = await runCli(['run', '--url', 'ws://127.0.0.1:9', '--', 'true']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^execrx: failed to connect to exec-server websocket `ws:\/\/127\.0\.0\.1:9`/,
+    );
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,236 @@
+/**
+ * The work behind `execrx run`: connect to the endpoint, start the process, stream it, map
+ * signals, and come back with the exit status.
+ */
+import { posix } from 'node:path';
+import { firstValueFrom, switchMap } from 'rxjs';
+import { ExecServerClient, type ProcessHandle } from '../client/index.js';
+import type { ExecEnvPolicy } from '../protocol/process.js';
+import { fileUriToPath } from '../protocol/pathUri.js';
+import type { CliStreams } from './command.js';
+import { remoteEndpoint, startEmbeddedEndpoint, type Endpoint } from './endpoint.js';
+import { forwardStdin } from './forwardStdin.js';
+import { keepConnected } from './keepConnected.js';
+import { statusLine } from './statusLine.js';
+
+const EXIT_INTERRUPTED = 130;
+const EXIT_TERMINATED = 143;
+
+/** A parsed `execrx run` command line. */
+export interface RunRequest {
+  /** Executor URL; undefined: embed one. */
+  readonly url: string | undefined;
+  readonly tty: boolean;
+  readonly cwd: string | undefined;
+  readonly env: Record<string, string>;
+  readonly inherit: ExecEnvPolicy['inherit'];
+  readonly pipeStdin: boolean;
+  readonly argv: readonly string[];
+}
+
+/** Runs `request` and resolves with the exit status for our own process. */
+export async function runProcess(request: RunRequest, streams: CliStreams): Promise<number> {
+  const endpoint =
+    request.url === undefined ? await startEmbeddedEndpoint() : remoteEndpoint(request.url);
+  try {
+    return await runOn(endpoint, request, streams);
+  } catch (error) {
+    if (error instanceof Interrupted) return error.exitCode;
+    throw error;
+  } finally {
+    await endpoint.close();
+  }
+}
+
+async function runOn(
+  endpoint: Endpoint,
+  request: RunRequest,
+  streams: CliStreams,
+): Promise<number> {
+  const status = statusLine(streams.stderr);
+  const interrupts = interruptTracker();
+  try {
+    status.show(`connecting to ${endpoint.label}…`);
+    const client = await interrupts.race(
+      firstValueFrom(
+        endpoint.connect().pipe(
+          switchMap((transport) =>
+            ExecServerClient.connect(transport, {
+              clientName: 'execrx-cli',
+              recovery: endpoint.reconnectable,
+            }),
+          ),
+        ),
+      ),
+    );
+    status.clear();
+    const reconnecting = keepConnected(client, endpoint, status);
+    try {
+      const cwd = await interrupts.race(resolveCwd(client, request.cwd));
+      const handle = await interrupts.race(
+        firstValueFrom(
+          client.startProcess({
+            argv: request.argv,
+            cwd,
+            env: request.env,
+            envPolicy: {
+              inherit: request.inherit,
+              ignoreDefaultExcludes: false,
+              exclude: [],
+              set: {},
+              includeOnly: [],
+            },
+            tty: request.tty,
+            pipeStdin: request.pipeStdin,
+          }),
+        ).catch((error: unknown) => {
+          throw new Error(`cannot start \`${request.argv[0]}\`: ${messageOf(error)}`);
+        }),
+      );
+      return await streamProcess(handle, request, streams, interrupts);
+    } finally {
+      reconnecting.unsubscribe();
+      client.close();
+    }
+  } finally {
+    status.clear();
+    interrupts.dispose();
+  }
+}
+
+/** Output to our stdout/stderr as it arrives; resolves with the exit code once `closed`. */
+async function streamProcess(
+  handle: ProcessHandle,
+  request: RunRequest,
+  streams: CliStreams,
+  interrupts: InterruptTracker,
+): Promise<number> {
+  const rawTerminal =
+    request.tty && streams.stdin.isTTY === true && streams.stdin.setRawMode !== undefined;
+  // In raw mode Ctrl-C reaches the remote terminal as a byte, like ssh -t.
+  if (rawTerminal) streams.stdin.setRawMode?.(true);
+  const stdin =
+    request.pipeStdin || request.tty ? forwardStdin(streams.stdin, handle, request) : undefined;
+  interrupts.onInterrupt((count) => {
+    if (count === 1) handle.signal('interrupt').subscribe({ error: () => undefined });
+    else handle.terminate().subscribe({ error: () => undefined });
+  });
+  interrupts.onTerminate(() => handle.terminate().subscribe({ error: () => undefined }));
+  try {
+    let exitCode: number | undefined;
+    await new Promise<void>((resolve, reject) => {
+      handle.events$.subscribe({
+        next: (event) => {
+          if (event.type === 'output') {
+            (event.stream === 'stderr' ? streams.stderr : streams.stdout).write(event.chunk);
+          } else if (event.type === 'exited') {
+            exitCode = event.exitCode;
+          }
+        },
+        error: reject,
+        complete: resolve,
+      });
+    });
+    await flush(streams);
+    if (interrupts.terminated) return EXIT_TERMINATED;
+    return toExitStatus(exitCode);
+  } finally {
+    stdin?.stop();
+    if (rawTerminal) streams.stdin.setRawMode?.(false);
+  }
+}
+
+/** Exit statuses outside 0..255 (the executor's -1 "unknown") become 1. */
+function toExitStatus(exitCode: number | undefined): number {
+  if (exitCode === undefined || exitCode < 0 || exitCode > 255) return 1;
+  return exitCode;
+}
+
+async function resolveCwd(client: ExecServerClient, cwd: string | undefined): Promise<string> {
+  if (cwd !== undefined && cwd.startsWith('/')) return cwd;
+  const info = await firstValueFrom(client.environmentInfo());
+  if (info.cwd == null) {
+    if (cwd === undefined)
+      throw new Error('the executor did not report its working directory; pass --cwd');
+    throw new Error(`--cwd must be absolute: the executor did not report its working directory`);
+  }
+  const base = fileUriToPath(info.cwd);
+  return cwd === undefined ? base : posix.resolve(base, cwd);
+}
+
+function flush(streams: CliStreams): Promise<void> {
+  const drained = (stream: CliStreams['stdout']) =>
+    new Promise<void>((resolve) => stream.write('', () => resolve()));
+  return Promise.all([drained(streams.stdout), drained(streams.stderr)]).then(() => undefined);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Thrown (and turned into exit 130/143) when Ctrl-C or SIGTERM arrives before the process runs. */
+class Interrupted extends Error {
+  constructor(readonly exitCode: number) {
+    super('interrupted');
+  }
+}
+
+interface InterruptTracker {
+  readonly terminated: boolean;
+  /** Rejects with Interrupted when a signal arrives before `promise` settles. */
+  race<T>(promise: Promise<T>): Promise<T>;
+  /** Once the process runs: Ctrl-C number `count` (1, 2, …). */
+  onInterrupt(handler: (count: number) => void): void;
+  onTerminate(handler: () => void): void;
+  dispose(): void;
+}
+
+/** SIGINT/SIGTERM/SIGHUP handling for the whole run (installed so Node does not just exit). */
+function interruptTracker(): InterruptTracker {
+  let interruptHandler: ((count: number) => void) | undefined;
+  let terminateHandler: (() => void) | undefined;
+  let pendingRejects: Array<(error: Interrupted) => void> = [];
+  let interrupts = 0;
+  let terminated = false;
+  const abortPending = (exitCode: number): void => {
+    for (const reject of pendingRejects) reject(new Interrupted(exitCode));
+    pendingRejects = [];
+  };
+  const onSigint = (): void => {
+    interrupts++;
+    if (interruptHandler) interruptHandler(interrupts);
+    else abortPending(EXIT_INTERRUPTED);
+  };
+  const onSigterm = (): void => {
+    terminated = true;
+    if (terminateHandler) terminateHandler();
+    else abortPending(EXIT_TERMINATED);
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  process.on('SIGHUP', onSigterm);
+  return {
+    get terminated() {
+      return terminated;
+    },
+    race(promise) {
+      return new Promise((resolve, reject) => {
+        pendingRejects.push(reject);
+        promise.then(resolve, reject).finally(() => {
+          pendingRejects = pendingRejects.filter((candidate) => candidate !== reject);
+        });
+      });
+    },
+    onInterrupt(handler) {
+      interruptHandler = handler;
+    },
+    onTerminate(handler) {
+      terminateHandler = handler;
+    },
+    dispose() {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigterm);
+      process.off('SIGHUP', onSigterm);
+    },
+  };
+}
