@@ -1,0 +1,24 @@
+/**
+ * Self-hostable environment registry + rendezvous relay for the Noise path
+ * (noise-relay.md §1, §6). `startRendezvous` is the whole public surface; the rest is
+ * exported for operators and tests.
+ */
+export {
+  DEFAULT_AUTHORIZATION_TTL_MS,
+  startRendezvous,
+  type Rendezvous,
+  type RendezvousEnvironmentStatus,
+  type RendezvousOptions,
+} from './rendezvousServer.js';
+export { runRendezvousCommand, type RendezvousCommandOptions } from './rendezvousCommand.js';
+export {
+  checkHarnessAuthorization,
+  harnessKeyFingerprint,
+  issueHarnessAuthorization,
+  type HarnessAuthorizationCheck,
+  type HarnessAuthorizationRejection,
+  type HarnessAuthorizationScope,
+} from './harnessAuthorization.js';
+export type { RendezvousCounters, RendezvousEvent } from './rendezvousEvents.js';
+export { RendezvousFrameError, type DroppedFrameCause } from './rendezvousErrors.js';
+export { signRendezvousUrl, verifyRendezvousUrl, type RendezvousRole } from './rendezvousUrl.js';

@@ -1,0 +1,106 @@
+/**
+ * What the rendezvous reports about itself: an event stream (for logs and tests) and
+ * counters (for a status page). Events carry routing metadata only, never payload bytes.
+ */
+import type { RelayFrameKind } from '../relay/index.js';
+import type { HarnessAuthorizationRejection } from './harnessAuthorization.js';
+import type { RendezvousFrameError } from './rendezvousErrors.js';
+
+export type RendezvousEvent =
+  | { readonly type: 'registered'; readonly environmentId: string; readonly registrationId: string }
+  | {
+      readonly type: 'executor-attached';
+      readonly environmentId: string;
+      readonly registrationId: string;
+    }
+  | {
+      readonly type: 'executor-detached';
+      readonly environmentId: string;
+      readonly registrationId: string;
+      /** `closed` (socket ended), `replaced` (a newer executor socket), `superseded` (re-registered), `shutdown`. */
+      readonly reason: 'closed' | 'replaced' | 'superseded' | 'pong_timeout' | 'shutdown';
+    }
+  | { readonly type: 'stream-claimed'; readonly environmentId: string; readonly streamId: string }
+  | {
+      readonly type: 'stream-reset';
+      readonly environmentId: string;
+      readonly streamId: string;
+      /** Which side the rendezvous sent the reset to. */
+      readonly to: 'environment' | 'harness';
+      readonly why: 'harness_gone' | 'executor_gone' | 'refused' | 'overflow';
+    }
+  | {
+      readonly type: 'frame-forwarded';
+      readonly environmentId: string;
+      readonly streamId: string;
+      readonly kind: RelayFrameKind;
+      readonly to: 'environment' | 'harness';
+      readonly bytes: number;
+    }
+  | {
+      readonly type: 'frame-dropped';
+      readonly environmentId: string;
+      readonly streamId?: string;
+      readonly error: RendezvousFrameError;
+    }
+  | {
+      readonly type: 'validated';
+      readonly environmentId: string;
+      /** The `x-codex-noise-stream-id` header, when the executor sent one. */
+      readonly streamId?: string;
+      readonly valid: boolean;
+      readonly rejection?: HarnessAuthorizationRejection | 'stale_registration';
+    }
+  | {
+      readonly type: 'upgrade-refused';
+      readonly environmentId?: string;
+      readonly status: number;
+      readonly detail: string;
+    };
+
+export interface RendezvousCounters {
+  framesToEnvironment: number;
+  framesToHarness: number;
+  framesDropped: number;
+  streamsReset: number;
+  validations: number;
+  validationsRejected: number;
+  upgradesRefused: number;
+}
+
+export function emptyCounters(): RendezvousCounters {
+  return {
+    framesToEnvironment: 0,
+    framesToHarness: 0,
+    framesDropped: 0,
+    streamsReset: 0,
+    validations: 0,
+    validationsRejected: 0,
+    upgradesRefused: 0,
+  };
+}
+
+/** Keeps the counters in step with the events. */
+export function countEvent(counters: RendezvousCounters, event: RendezvousEvent): void {
+  switch (event.type) {
+    case 'frame-forwarded':
+      if (event.to === 'environment') counters.framesToEnvironment++;
+      else counters.framesToHarness++;
+      return;
+    case 'frame-dropped':
+      counters.framesDropped++;
+      return;
+    case 'stream-reset':
+      counters.streamsReset++;
+      return;
+    case 'validated':
+      counters.validations++;
+      if (!event.valid) counters.validationsRejected++;
+      return;
+    case 'upgrade-refused':
+      counters.upgradesRefused++;
+      return;
+    default:
+      return;
+  }
+}

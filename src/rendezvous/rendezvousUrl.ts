@@ -1,0 +1,81 @@
+/**
+ * Signed rendezvous URLs (noise-relay.md §6.2): `…/ws/environment/<id>?role=…&registration=…&sig=…`.
+ * The `sig` query parameter is the only authentication on the WebSocket upgrade: an HMAC over
+ * role, environment and registration, so a URL handed to a harness cannot be turned into the
+ * executor's URL (or moved to another environment) without the registry's secret.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export type RendezvousRole = 'environment' | 'harness';
+
+export interface RendezvousUrlClaims {
+  readonly role: RendezvousRole;
+  readonly environmentId: string;
+  readonly registrationId: string;
+}
+
+const PATH_PREFIX = '/ws/environment/';
+
+/** `wsBase` is `ws://host:port` (or `wss://…`), no trailing slash. */
+export function signRendezvousUrl(
+  wsBase: string,
+  secret: Uint8Array,
+  claims: RendezvousUrlClaims,
+): string {
+  const query = new URLSearchParams({
+    role: claims.role,
+    registration: claims.registrationId,
+    sig: signature(secret, claims),
+  });
+  return `${wsBase}${PATH_PREFIX}${encodeURIComponent(claims.environmentId)}?${query.toString()}`;
+}
+
+/** Why an upgrade request was refused: 404 for an unknown route, 401 for a bad signature. */
+export type RendezvousUrlProblem = 'not_found' | 'bad_signature';
+
+export type ParsedRendezvousUrl =
+  | { readonly ok: true; readonly claims: RendezvousUrlClaims }
+  | { readonly ok: false; readonly problem: RendezvousUrlProblem };
+
+/** Parses and verifies the request target of an upgrade (`/ws/environment/<id>?…`). */
+export function verifyRendezvousUrl(
+  requestTarget: string,
+  secret: Uint8Array,
+): ParsedRendezvousUrl {
+  let url: URL;
+  try {
+    url = new URL(requestTarget, 'http://rendezvous.invalid');
+  } catch {
+    return { ok: false, problem: 'not_found' };
+  }
+  if (!url.pathname.startsWith(PATH_PREFIX)) return { ok: false, problem: 'not_found' };
+  const encodedId = url.pathname.slice(PATH_PREFIX.length);
+  if (encodedId === '' || encodedId.includes('/')) return { ok: false, problem: 'not_found' };
+  let environmentId: string;
+  try {
+    environmentId = decodeURIComponent(encodedId);
+  } catch {
+    return { ok: false, problem: 'not_found' };
+  }
+  const role = url.searchParams.get('role');
+  const registrationId = url.searchParams.get('registration');
+  const sig = url.searchParams.get('sig');
+  if ((role !== 'environment' && role !== 'harness') || !registrationId || !sig) {
+    return { ok: false, problem: 'bad_signature' };
+  }
+  const claims: RendezvousUrlClaims = { role, environmentId, registrationId };
+  const expected = Buffer.from(signature(secret, claims), 'base64url');
+  const given = Buffer.from(sig, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    return { ok: false, problem: 'bad_signature' };
+  }
+  return { ok: true, claims };
+}
+
+function signature(secret: Uint8Array, claims: RendezvousUrlClaims): string {
+  return createHmac('sha256', secret)
+    .update(
+      JSON.stringify(['rendezvous-url', claims.role, claims.environmentId, claims.registrationId]),
+    )
+    .digest('base64url');
+}
