@@ -39,7 +39,7 @@ import {
   SESSION_RECOVERY_RETRY_INTERVAL_MS,
 } from './constants.js';
 import { ProvisioningFailedError } from './errors.js';
-import { defaultNoiseHarnessConnector } from './noiseHarnessConnector.js';
+import { openNoiseHarness } from './noiseHarnessConnector.js';
 import { registryRecoveryRetryDelayMs } from './registryBackoff.js';
 import type {
   ExecServerTransportParams,
@@ -224,17 +224,10 @@ function initialLookup(
   );
 }
 
-function openHarness(
-  params: NoiseTransportParams,
-  bundle: NoiseRendezvousConnectBundle,
-): Observable<Transport> {
-  const connect = params.connectHarness ?? defaultNoiseHarnessConnector;
-  return connect(bundle, params.identity);
-}
-
 function noiseStrategy(
   params: NoiseTransportParams,
   executorKey: NoiseChannelPublicKey,
+  scheduler: SchedulerLike | undefined,
 ): ReconnectStrategy {
   return {
     kind: 'noise',
@@ -248,7 +241,7 @@ function noiseStrategy(
           if (!bundleExecutorKey(bundle).equals(executorKey)) {
             throw new ProtocolError('executor key changed during session recovery');
           }
-          return openHarness(params, bundle).pipe(
+          return openNoiseHarness(params, bundle, scheduler).pipe(
             map((transport) => ({ transport, registrationId: bundle.executorRegistrationId })),
           );
         }),
@@ -267,13 +260,13 @@ function connectNoiseSession(
   return lookup.pipe(
     switchMap((bundle) => {
       const executorKey = bundleExecutorKey(bundle);
-      return openHarness(params, bundle).pipe(
+      return openNoiseHarness(params, bundle, options.scheduler).pipe(
         switchMap((transport) =>
           initialize(transport, params.initializeTimeoutMs, options.scheduler),
         ),
         map((client): ConnectedSession => ({
           client,
-          strategy: noiseStrategy(params, executorKey),
+          strategy: noiseStrategy(params, executorKey, options.scheduler),
           registrationId: bundle.executorRegistrationId,
         })),
       );

@@ -4,6 +4,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { NoiseChannelIdentity } from '../noise/identity.js';
+import type { NoiseHarnessOptions } from '../transport/noiseHarnessTransport.js';
 import type { Transport } from '../transport/transport.js';
 import type {
   NoiseRendezvousConnectBundle,
@@ -37,6 +38,8 @@ export interface NoiseTransportParams {
   readonly identity: NoiseChannelIdentity;
   /** `initialize` (and handshake) budget, default 10 s. */
   readonly initializeTimeoutMs?: number;
+  /** Options of the Noise harness transport: deadlines, keepalive (Ping cadence, Pong deadline), crypto. */
+  readonly harness?: Omit<NoiseHarnessOptions, 'scheduler' | 'streamId'>;
   /** Replaces the Noise harness transport (custom relays, tests). */
   readonly connectHarness?: NoiseHarnessConnector;
 }

@@ -1,20 +1,28 @@
 /**
- * Executors for the lifecycle specs (the seed's `Executor::start`), each on its own 127.0.0.1
- * port with its own identity and registration id, and a harness connector that records the
- * transports it opened so a spec can drop one (the seed's `disconnect`).
+ * Executors for the lifecycle specs (the seed's `Executor::start`): our executor in direct
+ * Noise mode, each on its own 127.0.0.1 port with its own identity and registration id, and a
+ * harness connector that records the transports it opened so a spec can drop one (the seed's
+ * `disconnect`).
  */
-import { randomUUID } from 'node:crypto';
 import { Observable, tap } from 'rxjs';
-import { NoiseChannelIdentity } from '../../../src/noise/index.js';
+import type { NoiseChannelIdentity, NoiseChannelPublicKey } from '../../../src/noise/index.js';
 import type { NoiseRendezvousConnectBundle } from '../../../src/registry/index.js';
-import { startExecServer } from '../../../src/server/index.js';
+import {
+  startDirectNoiseExecServer,
+  type DirectNoiseExecServer,
+  type DirectNoiseExecServerOptions,
+  type HarnessKeyValidator,
+} from '../../../src/server/relay/index.js';
+import {
+  connectNoiseHarness,
+  type NoiseHarnessOptions,
+} from '../../../src/transport/noiseHarnessTransport.js';
 import type { Transport } from '../../../src/transport/transport.js';
-import { connectWebSocket } from '../../../src/transport/webSocketTransport.js';
 import type { NoiseHarnessConnector } from '../../../src/environment/index.js';
 import type { Target } from './testRegistry.js';
 
 /** The seed's `Validator`: admits every harness key, optionally stalling the handshake. */
-export class ControlledValidator {
+export class ControlledValidator implements HarnessKeyValidator {
   private markStarted!: () => void;
   private releaseHandshake!: () => void;
   /** Resolves when a handshake reached validation. */
@@ -28,8 +36,11 @@ export class ControlledValidator {
     this.releaseHandshake();
   }
 
-  /** Waits (if stalling), then admits. */
-  admit(): Observable<boolean> {
+  validateHarnessKey(
+    _harnessKey: NoiseChannelPublicKey,
+    _authorization: string,
+    _streamId: string,
+  ): Observable<boolean> {
     return new Observable<boolean>((subscriber) => {
       if (!this.stallHandshake) {
         subscriber.next(true);
@@ -52,27 +63,32 @@ export class ControlledValidator {
 
 export interface TestExecutor {
   readonly target: Target;
+  readonly server: DirectNoiseExecServer;
   close(): Promise<void>;
 }
 
 const executors = new Set<TestExecutor>();
 
-/** Starts an executor; `validator` stalls or admits its handshakes. */
+/** Starts our executor in direct Noise mode; `validator` stalls or admits its handshakes. */
 export async function startTestExecutor(
-  validator: ControlledValidator = new ControlledValidator(false),
+  validator: HarnessKeyValidator = new ControlledValidator(false),
+  options: Omit<DirectNoiseExecServerOptions, 'listen' | 'validator'> = {},
 ): Promise<TestExecutor> {
-  const server = await startExecServer({ listen: 'ws://127.0.0.1:0' });
+  const server = await startDirectNoiseExecServer({
+    ...options,
+    listen: 'ws://127.0.0.1:0',
+    validator,
+  });
   const target: Target = {
     url: server.url,
-    identity: NoiseChannelIdentity.generate(),
-    registration: randomUUID(),
+    identity: server.identity,
+    registration: server.registrationId,
   };
-  validators.set(server.url, validator);
   const executor: TestExecutor = {
     target,
+    server,
     close: async () => {
       executors.delete(executor);
-      validators.delete(server.url);
       await server.close();
     },
   };
@@ -80,38 +96,24 @@ export async function startTestExecutor(
   return executor;
 }
 
-const validators = new Map<string, ControlledValidator>();
-
 /** Stops every executor still running (afterEach). */
 export async function closeAllExecutors(): Promise<void> {
   await Promise.all([...executors].map((executor) => executor.close()));
 }
 
-/** Opens harness transports and remembers them, newest last. */
+/** Opens Noise harness transports and remembers them, newest last. */
 export class RecordingHarness {
   readonly transports: Transport[] = [];
 
-  readonly connect: NoiseHarnessConnector = (bundle: NoiseRendezvousConnectBundle) => {
-    const validator = validators.get(bundle.websocketUrl);
-    return connectWebSocket(bundle.websocketUrl).pipe(
-      (source) =>
-        new Observable<Transport>((subscriber) => {
-          const admitted = (validator ?? new ControlledValidator(false)).admit();
-          return source.subscribe({
-            next: (transport) => {
-              const sub = admitted.subscribe(() => subscriber.next(transport));
-              subscriber.add(() => {
-                if (!sub.closed) transport.close();
-                sub.unsubscribe();
-              });
-              sub.add(() => subscriber.complete());
-            },
-            error: (error: unknown) => subscriber.error(error),
-          });
-        }),
+  constructor(private readonly options: NoiseHarnessOptions = {}) {}
+
+  readonly connect: NoiseHarnessConnector = (
+    bundle: NoiseRendezvousConnectBundle,
+    identity: NoiseChannelIdentity,
+  ) =>
+    connectNoiseHarness(bundle, identity, this.options).pipe(
       tap((transport) => this.transports.push(transport)),
     );
-  };
 
   /** Closes the newest transport (the seed's `disconnect(client)`). */
   dropLatest(): void {
