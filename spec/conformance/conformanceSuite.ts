@@ -14,9 +14,26 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Observable, filter, firstValueFrom, lastValueFrom, scan, timeout, toArray } from 'rxjs';
-import { ExecServerClient, type ProcessHandle } from '../../src/client/index.js';
-import { NotFoundError } from '../../src/protocol/errors.js';
+import {
+  Observable,
+  defer,
+  filter,
+  firstValueFrom,
+  lastValueFrom,
+  retry,
+  scan,
+  switchMap,
+  throwError,
+  timeout,
+  timer,
+  toArray,
+} from 'rxjs';
+import {
+  ExecServerClient,
+  isRetryableResumeError,
+  type ProcessHandle,
+} from '../../src/client/index.js';
+import { NotFoundError, ProcessWriteRejectedError } from '../../src/protocol/errors.js';
 import type { Transport } from '../../src/transport/transport.js';
 import { connectWebSocket } from '../../src/transport/webSocketTransport.js';
 import type { ExecServerFactory } from '../support/codexExecServer.js';
@@ -298,6 +315,70 @@ export function describeConformance(
         expect(await first(handle.exit$)).toBe(0);
       });
 
+      it('runs in the given cwd with exactly the given environment', async () => {
+        const client = await session();
+        const handle = await start(client, {
+          argv: ['sh', '-c', 'pwd; echo "A=$A"; echo "HOME=${HOME-unset}"'],
+          env: { ...PATH_ENV, A: 'from-client' },
+        });
+        expect(text(await all(handle.stdout$))).toBe(`${workDir}\nA=from-client\nHOME=unset\n`);
+      });
+
+      it('rejects a write to a process started without pipeStdin', async () => {
+        const client = await session();
+        const handle = await start(client, { argv: ['sh', '-c', 'sleep 0.2'] });
+        const error = await first(handle.write('ignored')).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        expect(error).toBeInstanceOf(ProcessWriteRejectedError);
+        expect((error as ProcessWriteRejectedError).status).toBe('stdinClosed');
+        expect(await first(handle.exit$)).toBe(0);
+      });
+
+      it('passes 1 MiB through stdin intact', async () => {
+        const client = await session();
+        const bytes = 1024 * 1024;
+        const handle = await start(client, {
+          argv: ['sh', '-c', `head -c ${bytes} | sha256sum`],
+          pipeStdin: true,
+        });
+        const stdout = all(handle.stdout$);
+        const payload = Buffer.alloc(bytes);
+        for (let index = 0; index < bytes; index += 1) payload[index] = (index * 7 + 3) & 0xff;
+        // Several writes; each must be applied once and in order.
+        for (let offset = 0; offset < bytes; offset += 256 * 1024) {
+          await first(handle.write(payload.subarray(offset, offset + 256 * 1024)));
+        }
+        expect(text(await stdout).split(' ')[0]).toBe(sha256([payload]));
+      });
+
+      it('keeps delivering output after exit until the pipes close (closed is last)', async () => {
+        const client = await session();
+        const handle = await start(client, {
+          argv: ['sh', '-c', '(sleep 0.3; echo late) & echo early; exit 4'],
+        });
+        const events = await all(handle.events$);
+        const kinds = events.map((event) =>
+          event.type === 'output' ? Buffer.from(event.chunk).toString() : event.type,
+        );
+        expect(kinds).toEqual(['early\n', 'exited', 'late\n', 'closed']);
+        expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4]);
+      });
+
+      it('long-polls process/read until new output arrives', async () => {
+        const client = await session();
+        const handle = await start(client, {
+          argv: ['sh', '-c', 'echo first; sleep 0.3; echo second'],
+        });
+        await textContaining(handle.stdout$, 'first');
+        const before = await first(handle.read({ afterSeq: 0 }));
+        expect(before.chunks.map((c) => Buffer.from(c.chunk).toString())).toEqual(['first\n']);
+        // Without waitMs this would return no chunks; with it the reply waits for "second".
+        const after = await first(handle.read({ afterSeq: before.nextSeq - 1, waitMs: 5_000 }));
+        expect(after.chunks.map((c) => Buffer.from(c.chunk).toString())).toEqual(['second\n']);
+      });
+
       it('interrupts a long-running process (SIGINT to its process group)', async () => {
         const client = await session();
         const handle = await start(client, {
@@ -396,6 +477,52 @@ export function describeConformance(
         expect(seqs).toEqual(seqs.map((_, index) => index + 1));
         expect(await first(handle.exit$)).toBe(0);
       }, 45_000);
+    });
+
+    describe('sessions', () => {
+      it('resumes the session on a new transport after a loss; the process keeps its stdin and output', async () => {
+        if (!target) throw new Error('conformance target did not start');
+        const connectTarget = target.connect.bind(target);
+        const transport = await first(connectTarget());
+        const client = await first(
+          ExecServerClient.connect(transport, { clientName: 'execrx-conformance', recovery: true }),
+        );
+        clients.push(client);
+        const sessionId = client.sessionId;
+        const handle = await first(
+          client.startProcess({
+            argv: ['sh', '-c', 'echo one; read x; echo "two:$x"'],
+            cwd: workDir,
+            env: PATH_ENV,
+            pipeStdin: true,
+          }),
+        );
+        handles.push(handle);
+        const stdout = all(handle.stdout$);
+        await textContaining(handle.stdout$, 'one');
+
+        transport.close();
+        await first(client.state$.pipe(filter((state) => state === 'recovering')));
+        // The executor may not have noticed the loss yet (-32010 "already attached"): retry.
+        await lastValueFrom(
+          defer(() => connectTarget()).pipe(
+            switchMap((next) => client.resume(next)),
+            retry({
+              count: 50,
+              delay: (error: unknown) =>
+                isRetryableResumeError(error) ? timer(100) : throwError(() => error),
+            }),
+            timeout(WAIT_MS),
+          ),
+          { defaultValue: undefined },
+        );
+        expect(client.state).toBe('connected');
+        expect(client.sessionId).toBe(sessionId);
+
+        await first(handle.write('after-resume\n'));
+        expect(text(await stdout)).toBe('one\ntwo:after-resume\n');
+        expect(await first(handle.exit$)).toBe(0);
+      });
     });
 
     describe('filesystem', () => {
