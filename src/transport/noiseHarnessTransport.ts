@@ -44,6 +44,7 @@ import {
   NoiseRelayHarnessProtocolError,
   NoiseRelayStreamResetError,
 } from './noiseHarnessErrors.js';
+import { requestTraceContext } from './noiseTraceContext.js';
 import type { Transport } from './transport.js';
 
 /** `DEFAULT_REMOTE_EXEC_SERVER_CONNECT_TIMEOUT`: WebSocket open deadline. */
@@ -126,27 +127,24 @@ export function connectNoiseHarness(
     socket.on('error', () => undefined);
 
     let phase: 'connecting' | 'handshake' | 'ready' | 'failed' = 'connecting';
-    const deadlines = new Subscription();
+    // One deadline at a time: the connect deadline, then the handshake deadline.
+    let deadline: Subscription | undefined;
     let lastError: Error | undefined;
 
     const fail = (error: Error): void => {
       if (phase === 'ready' || phase === 'failed') return;
       phase = 'failed';
-      deadlines.unsubscribe();
+      deadline?.unsubscribe();
       keepaliveSubscription.unsubscribe();
       subscriber.error(error);
     };
 
-    deadlines.add(
-      timer(options.connectTimeoutMs ?? NOISE_HARNESS_CONNECT_TIMEOUT_MS, scheduler).subscribe(
-        () => {
-          const ms = options.connectTimeoutMs ?? NOISE_HARNESS_CONNECT_TIMEOUT_MS;
-          fail(
-            new TimeoutError(
-              `timed out connecting to Noise relay websocket \`${redact(url)}\` after ${formatDuration(ms)}`,
-            ),
-          );
-        },
+    const connectMs = options.connectTimeoutMs ?? NOISE_HARNESS_CONNECT_TIMEOUT_MS;
+    deadline = timer(connectMs, scheduler).subscribe(() =>
+      fail(
+        new TimeoutError(
+          `timed out connecting to Noise relay websocket \`${redact(url)}\` after ${formatDuration(connectMs)}`,
+        ),
       ),
     );
 
@@ -172,14 +170,12 @@ export function connectNoiseHarness(
     socket.once('open', () => {
       if (phase !== 'connecting') return;
       phase = 'handshake';
-      deadlines.unsubscribe();
+      deadline?.unsubscribe();
       const handshakeMs = options.handshakeTimeoutMs ?? NOISE_HARNESS_HANDSHAKE_TIMEOUT_MS;
-      deadlines.add(
-        timer(handshakeMs, scheduler).subscribe(() =>
-          fail(
-            new TimeoutError(
-              `timed out waiting for the Noise relay handshake after ${formatDuration(handshakeMs)}`,
-            ),
+      deadline = timer(handshakeMs, scheduler).subscribe(() =>
+        fail(
+          new TimeoutError(
+            `timed out waiting for the Noise relay handshake after ${formatDuration(handshakeMs)}`,
           ),
         ),
       );
@@ -244,7 +240,7 @@ export function connectNoiseHarness(
             return;
           }
           phase = 'ready';
-          deadlines.unsubscribe();
+          deadline?.unsubscribe();
           connection.start(channel, keepaliveSubscription);
           subscriber.next(connection.transport);
           subscriber.complete();
@@ -283,7 +279,7 @@ export function connectNoiseHarness(
     return () => {
       if (phase === 'ready') return; // the Transport owns the socket now
       phase = 'failed';
-      deadlines.unsubscribe();
+      deadline?.unsubscribe();
       keepaliveSubscription.unsubscribe();
       socket.removeListener('unexpected-response', onUnexpectedResponse);
       socket.terminate();
@@ -336,7 +332,7 @@ class HarnessConnection {
     if (this.socket.readyState !== WebSocket.OPEN) return;
     let frames;
     try {
-      frames = this.sender.send(message);
+      frames = this.sender.send(message, requestTraceContext(message));
     } catch (error) {
       // Oversize message or exhausted sequence: the stream cannot continue consistently.
       this.fail(protocolError(errorMessage(error), { cause: error }));

@@ -12,6 +12,7 @@ import {
   type RelayDataFrame,
   type RelayFrame,
 } from '../../relay/index.js';
+import { requestTraceContext } from '../../transport/noiseTraceContext.js';
 import type { Transport } from '../../transport/transport.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -65,7 +66,7 @@ export class RelayStream implements Transport {
     if (this.ended) return;
     let frames: RelayDataFrame[];
     try {
-      frames = this.sender.send(message);
+      frames = this.sender.send(message, requestTraceContext(message));
     } catch {
       // Oversize message or exhausted sequence: this stream cannot continue.
       this.close();

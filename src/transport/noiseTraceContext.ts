@@ -1,0 +1,30 @@
+/**
+ * Trace context in the clear (noise-relay.md §5.4): when the message being sent is a JSON-RPC
+ * request carrying `trace`, its first data frame exposes `traceparent`/`tracestate` to the
+ * relay; responses, notifications and later records carry none. The trace also stays inside
+ * the encrypted JSON.
+ */
+import type { RelayTraceContext } from '../relay/index.js';
+
+/** The trace context of `message` when it is a request with a `trace` object, else undefined. */
+export function requestTraceContext(message: string): RelayTraceContext | undefined {
+  // Cheap pre-check: almost no message carries a trace, and large ones are output chunks.
+  if (!message.includes('"trace"')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { id, method, trace } = parsed as { id?: unknown; method?: unknown; trace?: unknown };
+  if (id === undefined || typeof method !== 'string') return undefined;
+  if (typeof trace !== 'object' || trace === null) return undefined;
+  const { traceparent, tracestate } = trace as { traceparent?: unknown; tracestate?: unknown };
+  const context: { traceparent?: string; tracestate?: string } = {};
+  if (typeof traceparent === 'string') context.traceparent = traceparent;
+  if (typeof tracestate === 'string') context.tracestate = tracestate;
+  return context.traceparent === undefined && context.tracestate === undefined
+    ? undefined
+    : context;
+}
