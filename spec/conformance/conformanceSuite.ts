@@ -50,7 +50,7 @@ export interface ConformanceTarget {
 export type ConformanceTargetFactory = () => Promise<ConformanceTarget>;
 
 /** Tests a target may declare as known failures (each one is a bug to fix, see the report). */
-export type ConformanceTestId = 'pipe-stdio';
+export type ConformanceTestId = 'pipe-stdio' | 'dev-stdout';
 
 export interface ConformanceOptions {
   /** Known bugs of this target: those tests must fail (jest `it.failing`) until fixed. */
@@ -266,6 +266,24 @@ export function describeConformance(
             pipeStdin: true,
           });
           expect(text(await all(handle.stdout$))).toBe('0:fifo\n1:fifo\n2:fifo\n');
+        },
+      );
+
+      conformanceIt(
+        'dev-stdout',
+        'lets a pipe-mode child open /dev/stdout and /dev/stderr by path',
+        async () => {
+          const client = await session();
+          const handle = await start(client, {
+            argv: [
+              'sh',
+              '-c',
+              'echo to-dev-stdout > /dev/stdout; echo to-dev-stderr > /dev/stderr',
+            ],
+          });
+          const [stdout, stderr] = await Promise.all([all(handle.stdout$), all(handle.stderr$)]);
+          expect([text(stdout), text(stderr)]).toEqual(['to-dev-stdout\n', 'to-dev-stderr\n']);
+          expect(await first(handle.exit$)).toBe(0);
         },
       );
 
