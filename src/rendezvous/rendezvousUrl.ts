@@ -64,8 +64,9 @@ export function verifyRendezvousUrl(
     return { ok: false, problem: 'bad_signature' };
   }
   const claims: RendezvousUrlClaims = { role, environmentId, registrationId };
-  const expected = Buffer.from(signature(secret, claims), 'base64url');
-  const given = Buffer.from(sig, 'base64url');
+  // Compared as text: decoding would ignore the spare bits of the last base64 character.
+  const expected = Buffer.from(signature(secret, claims));
+  const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return { ok: false, problem: 'bad_signature' };
   }
