@@ -18,3 +18,11 @@ export {
   type DirectNoiseExecServer,
   type DirectNoiseExecServerOptions,
 } from './directNoiseServer.js';
+export {
+  REMOTE_RECONNECT_INITIAL_BACKOFF_MS,
+  REMOTE_RECONNECT_MAX_BACKOFF_MS,
+  startRemoteExecServer,
+  type RemoteEnvironmentEvent,
+  type RemoteExecServer,
+  type RemoteExecServerOptions,
+} from './remoteEnvironment.js';
