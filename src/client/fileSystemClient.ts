@@ -23,7 +23,8 @@ import {
   throwError,
 } from 'rxjs';
 import type { z } from 'zod';
-import { decodeBase64, encodeBase64 } from '../protocol/base64.js';
+import { encodeBase64 } from '../protocol/base64.js';
+import { decodeValidatedBase64 } from './validatedBase64.js';
 import { ErrorCode, NotFoundError, ProtocolError, ServerError } from '../protocol/errors.js';
 import {
   FsCanonicalizeResult,
@@ -87,7 +88,7 @@ export class FileSystemClient {
       path,
       (uri) => ({ path: uri, sandbox: sandboxOf(options) }),
       FsReadFileResult,
-    ).pipe(map(({ dataBase64 }) => decodeBase64(dataBase64)));
+    ).pipe(map(({ dataBase64 }) => decodeValidatedBase64(dataBase64)));
   }
 
   /** Creates or truncates a file (`fs/writeFile`). A missing parent directory is NotFoundError. */
@@ -229,7 +230,7 @@ export class FileSystemClient {
           .call('fs/readBlock', { handleId, offset, len: FILE_READ_CHUNK_SIZE }, FsReadBlockResult)
           .pipe(
             map((block) => {
-              const bytes = decodeBase64(block.chunk);
+              const bytes = decodeValidatedBase64(block.chunk);
               if (bytes.byteLength === 0 && !block.eof) {
                 throw new ProtocolError(
                   `fs/readBlock returned an empty block before EOF for ${path}`,

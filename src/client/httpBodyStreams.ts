@@ -7,7 +7,7 @@
  * across all streams of a session. Body streams never survive a transport loss.
  */
 import { Observable, type Subscriber } from 'rxjs';
-import { decodeBase64 } from '../protocol/base64.js';
+import { decodeValidatedBase64 } from './validatedBase64.js';
 import { ExecServerError, ProtocolError } from '../protocol/errors.js';
 import type { HttpRequestBodyDeltaNotification } from '../protocol/http.js';
 import {
@@ -52,7 +52,7 @@ export class HttpBodyStreams {
     checkDeltaSize(delta.deltaBase64);
     const stream = this.routes.get(delta.requestId);
     if (stream === undefined) return;
-    const bytes = decodeBase64(delta.deltaBase64);
+    const bytes = decodeValidatedBase64(delta.deltaBase64);
     if (bytes.byteLength > MAX_HTTP_BODY_DELTA_BYTES) {
       throw new ProtocolError(
         `http response body delta exceeds ${MAX_HTTP_BODY_DELTA_BYTES} bytes`,

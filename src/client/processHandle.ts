@@ -4,7 +4,8 @@
  * observable of the handle errors with DisconnectedError; it never migrates to another session.
  */
 import { Observable, filter, map } from 'rxjs';
-import { decodeBase64, encodeBase64 } from '../protocol/base64.js';
+import { encodeBase64 } from '../protocol/base64.js';
+import { decodeValidatedBase64 } from './validatedBase64.js';
 import { ProcessWriteRejectedError } from '../protocol/errors.js';
 import {
   ProcessReadResult,
@@ -166,7 +167,7 @@ function decodeReadResult(result: ProcessReadResult): ProcessReadResponse {
       type: 'output' as const,
       seq: chunk.seq,
       stream: chunk.stream,
-      chunk: decodeBase64(chunk.chunk),
+      chunk: decodeValidatedBase64(chunk.chunk),
     })),
   };
 }

@@ -27,7 +27,7 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import type { z } from 'zod';
-import { decodeBase64 } from '../protocol/base64.js';
+import { decodeValidatedBase64 } from './validatedBase64.js';
 import {
   DisconnectedError,
   DisconnectReason,
@@ -393,7 +393,7 @@ export class SessionCore {
             type: 'output',
             seq: params.seq,
             stream: params.stream,
-            chunk: decodeBase64(params.chunk),
+            chunk: decodeValidatedBase64(params.chunk),
           });
           return;
         }
@@ -573,7 +573,7 @@ function toSnapshot(result: ProcessReadResult): ProcessReadSnapshot {
       type: 'output' as const,
       seq: chunk.seq,
       stream: chunk.stream,
-      chunk: decodeBase64(chunk.chunk),
+      chunk: decodeValidatedBase64(chunk.chunk),
     })),
     nextSeq: result.nextSeq,
     exited: result.exited,
