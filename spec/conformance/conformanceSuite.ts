@@ -32,6 +32,7 @@ import {
   ExecServerClient,
   isRetryableResumeError,
   type ProcessHandle,
+  type StartProcessOptions,
 } from '../../src/client/index.js';
 import { NotFoundError, ProcessWriteRejectedError } from '../../src/protocol/errors.js';
 import type { Transport } from '../../src/transport/transport.js';
@@ -192,7 +193,7 @@ export function describeConformance(
 
     const start = async (
       client: ExecServerClient,
-      options: Omit<Parameters<ExecServerClient['startProcess']>[0], 'cwd'>,
+      options: Omit<StartProcessOptions, 'cwd'>,
     ): Promise<ProcessHandle> => {
       const handle = await first(client.startProcess({ cwd: workDir, env: PATH_ENV, ...options }));
       handles.push(handle);
