@@ -58,9 +58,7 @@ describe('connectNoiseHarness against our direct-Noise executor', () => {
     const file = join(dir, 'file.bin');
     const bytes = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7) & 0xff);
     await lastValueFrom(session.fs.writeFile(file, bytes), { defaultValue: undefined });
-    expect(Buffer.from(await firstValueFrom(session.fs.readFile(file)))).toEqual(
-      Buffer.from(bytes),
-    );
+    expect(Buffer.from(await firstValueFrom(session.fs.readFile(file))).equals(bytes)).toBe(true);
   });
 
   it('carries messages larger than one 61440-byte record both ways', async () => {
@@ -72,9 +70,7 @@ describe('connectNoiseHarness against our direct-Noise executor', () => {
     // 200 KB of bytes → ~267 KB of base64 JSON: five records each way.
     const bytes = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 31 + 7) & 0xff);
     await lastValueFrom(session.fs.writeFile(file, bytes), { defaultValue: undefined });
-    expect(Buffer.from(await firstValueFrom(session.fs.readFile(file)))).toEqual(
-      Buffer.from(bytes),
-    );
+    expect(Buffer.from(await firstValueFrom(session.fs.readFile(file))).equals(bytes)).toBe(true);
   });
 
   it('streams 2 MiB of process output intact', async () => {

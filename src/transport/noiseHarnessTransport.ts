@@ -24,8 +24,6 @@ import {
 } from '../noise/index.js';
 import { ConnectError, DisconnectedError, TimeoutError } from '../protocol/errors.js';
 import {
-  decodeRelayFrame,
-  encodeRelayFrame,
   handshakeFrame,
   keepalive,
   MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
@@ -36,6 +34,7 @@ import {
   WEBSOCKET_PONG_TIMEOUT_MS,
   type RelayFrame,
 } from '../relay/index.js';
+import { decodeNoiseRelayFrame, encodeNoiseRelayFrame } from './noiseRelayFrameCodec.js';
 import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
 import { errorMessage } from './errorMessage.js';
 import { formatDuration } from './formatDuration.js';
@@ -212,7 +211,7 @@ export function connectNoiseHarness(
       }
       let frame: RelayFrame;
       try {
-        frame = decodeRelayFrame(toBytes(data));
+        frame = decodeNoiseRelayFrame(toBytes(data));
       } catch (error) {
         fail(
           protocolError('Noise relay received data before handshake completion', {
@@ -324,7 +323,7 @@ class HarnessConnection {
 
   write(frame: RelayFrame): void {
     if (this.socket.readyState !== WebSocket.OPEN) return;
-    this.socket.send(encodeRelayFrame(frame));
+    this.socket.send(encodeNoiseRelayFrame(frame));
   }
 
   private send(message: string): void {
@@ -339,7 +338,7 @@ class HarnessConnection {
       this.terminate();
       return;
     }
-    for (const frame of frames) this.socket.send(encodeRelayFrame(frame));
+    for (const frame of frames) this.socket.send(encodeNoiseRelayFrame(frame));
   }
 
   receive(data: WebSocket.RawData, isBinary: boolean): void {
@@ -351,7 +350,7 @@ class HarnessConnection {
     }
     let frame: RelayFrame;
     try {
-      frame = decodeRelayFrame(toBytes(data));
+      frame = decodeNoiseRelayFrame(toBytes(data));
     } catch (error) {
       this.fail(
         protocolError('Noise relay received invalid post-handshake frame', { cause: error }),

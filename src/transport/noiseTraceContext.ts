@@ -6,9 +6,16 @@
  */
 import type { RelayTraceContext } from '../relay/index.js';
 
+/** How far into a message its `id` and `method` keys are looked for. */
+const REQUEST_HEAD_CHARS = 256;
+
 /** The trace context of `message` when it is a request with a `trace` object, else undefined. */
 export function requestTraceContext(message: string): RelayTraceContext | undefined {
-  // Cheap pre-check: almost no message carries a trace, and large ones are output chunks.
+  // Cheap pre-checks, because large messages (output chunks, file contents) pass through here:
+  // a request names its id and method up front (every serializer we know writes them first),
+  // and only then is the whole text searched for a trace.
+  const head = message.slice(0, REQUEST_HEAD_CHARS);
+  if (!head.includes('"method"') || !head.includes('"id"')) return undefined;
   if (!message.includes('"trace"')) return undefined;
   let parsed: unknown;
   try {

@@ -30,8 +30,6 @@ import {
 } from '../../noise/index.js';
 import { DisconnectedError } from '../../protocol/errors.js';
 import {
-  decodeRelayFrame,
-  encodeRelayFrame,
   handshakeFrame,
   keepalive,
   resetFrame,
@@ -41,6 +39,10 @@ import {
   type RelayFrame,
   type RelayHandshakeFrame,
 } from '../../relay/index.js';
+import {
+  decodeNoiseRelayFrame,
+  encodeNoiseRelayFrame,
+} from '../../transport/noiseRelayFrameCodec.js';
 import type { Executor } from '../executor.js';
 import type { HarnessKeyValidator } from './harnessKeyValidator.js';
 import { RelayStream, type RelayStreamHost } from './relayStream.js';
@@ -195,7 +197,7 @@ class MultiplexedEnvironment implements RelayStreamHost {
 
   write(frame: RelayFrame): void {
     if (this.ended || this.socket.readyState !== WebSocket.OPEN) return;
-    this.socket.send(encodeRelayFrame(frame), this.onWriteDone);
+    this.socket.send(encodeNoiseRelayFrame(frame), this.onWriteDone);
   }
 
   streamClosed(stream: RelayStream): void {
@@ -215,7 +217,7 @@ class MultiplexedEnvironment implements RelayStreamHost {
     }
     let frame: RelayFrame;
     try {
-      frame = decodeRelayFrame(toBytes(data));
+      frame = decodeNoiseRelayFrame(toBytes(data));
     } catch (error) {
       this.emit({ kind: 'frame-dropped', detail: describe(error) });
       return;
