@@ -283,17 +283,20 @@ export class SessionCore {
   awaitRpc(): Observable<RpcConnection> {
     return defer(() => {
       this.noticeDeadRpc();
-      return this.terminal ? throwError(() => this.terminal) : this.state;
-    }).pipe(
-      filter((state) => state !== 'recovering'),
-      take(1),
-      map(() => {
-        if (this.terminal) throw this.terminal;
-        if (this.rpc === undefined)
-          throw new DisconnectedError(DisconnectReason.transportDisconnected);
-        return this.rpc;
-      }),
-    );
+      if (this.terminal) return throwError(() => this.terminal);
+      // Connected (the usual case): no need to watch the state.
+      if (this.state.value !== 'recovering' && this.rpc !== undefined) return of(this.rpc);
+      return this.state.pipe(
+        filter((state) => state !== 'recovering'),
+        take(1),
+        map(() => {
+          if (this.terminal) throw this.terminal;
+          if (this.rpc === undefined)
+            throw new DisconnectedError(DisconnectReason.transportDisconnected);
+          return this.rpc;
+        }),
+      );
+    });
   }
 
   /** The live transport right now, or `exec-server environment is recovering` (fail-fast). */
