@@ -1,13 +1,15 @@
 /**
- * The two ways the executor runs a program (spec §6.2): plain pipes, or a pseudo-terminal of
- * 80×24. Both make the child the leader of a new session/process group so signals reach the
+ * The two ways the executor runs a program (spec §6.2): real pipes (`stdioPipes.ts`), or a
+ * pseudo-terminal of 80×24. Both make the child the leader of a new session/process group so signals reach the
  * whole tree (`process.kill(-pid, …)`). Callers see one small interface either way.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { spawn as spawnPty } from '@lydell/node-pty';
+import type { FifoStock } from './fifoStock.js';
+import { openStdioPipes } from './stdioPipes.js';
 
 export type OutputStream = 'stdout' | 'stderr' | 'pty';
 
@@ -35,6 +37,8 @@ export interface SpawnRequest {
   arg0: string | null;
   tty: boolean;
   pipeStdin: boolean;
+  /** Where pipe mode takes the FIFOs for the child's stdio (the session's stock). */
+  fifos: FifoStock;
 }
 
 /** Output is delivered in blocks of at most this many bytes, like the Rust reader. */
@@ -99,43 +103,59 @@ function resolveProgram(program: string, cwd: string, env: Record<string, string
   throw systemError(denied ? 'EACCES' : 'ENOENT', 'spawn');
 }
 
-function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<RunningChild> {
+async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<RunningChild> {
   const [program, ...args] = request.argv as [string, ...string[]];
-  const child = spawn(program, args, {
-    cwd: request.cwd,
-    env: request.env,
-    argv0: request.arg0 ?? undefined,
-    detached: true,
-    stdio: [request.pipeStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-  });
+  const pipes = await openStdioPipes(request.fifos, request.pipeStdin);
+  let child: ChildProcess;
+  try {
+    child = spawn(program, args, {
+      cwd: request.cwd,
+      env: request.env,
+      argv0: request.arg0 ?? undefined,
+      detached: true,
+      stdio: pipes.childStdio,
+    });
+  } catch (error) {
+    pipes.closeParentEnds();
+    throw error;
+  } finally {
+    // The child (if any) has its own copies by now; ours would keep its output from ending.
+    pipes.closeChildEnds();
+  }
   return new Promise((resolvePromise, reject) => {
-    child.once('error', reject);
+    child.once('error', (error) => {
+      pipes.closeParentEnds();
+      reject(error);
+    });
     child.once('spawn', () => {
-      child.off('error', reject);
+      child.removeAllListeners('error');
       child.on('error', () => undefined);
       const pid = child.pid as number;
+      const { stdin, stdout, stderr } = pipes.connect();
       let openStreams = 2;
       const streamEnded = (): void => {
         openStreams -= 1;
         if (openStreams === 0) events.streamsEnded();
       };
       for (const [stream, readable] of [
-        ['stdout', child.stdout],
-        ['stderr', child.stderr],
+        ['stdout', stdout],
+        ['stderr', stderr],
       ] as const) {
-        readable?.on('data', (bytes: Buffer) =>
+        readable.on('error', () => undefined);
+        readable.on('data', (bytes: Buffer) =>
           forEachBlock(bytes, (block) => events.output(stream, block)),
         );
-        readable?.once('close', streamEnded);
+        readable.once('close', streamEnded);
       }
+      stdin?.on('error', () => undefined);
       child.once('exit', (code, signal) => {
+        // As Node does for its own stdin pipe: writes after exit go nowhere.
+        stdin?.destroy();
         const signalNumber = signal
           ? (osConstants.signals as Record<string, number>)[signal]
           : undefined;
         events.exit(code ?? (signalNumber !== undefined ? 128 + signalNumber : -1));
       });
-      const stdin = child.stdin;
-      stdin?.on('error', () => undefined);
       resolvePromise({
         pid,
         tty: false,

@@ -6,6 +6,7 @@
 import { describeOsError } from './osError.js';
 import { childEnvironment } from './envPolicy.js';
 import { spawnChild } from './childProcess.js';
+import { FifoStock } from './fifoStock.js';
 import { cwdPath } from './hostPath.js';
 import { ManagedProcess, type ProcessEvent, type RetainedChunk } from './managedProcess.js';
 import type { ProcessStartParams } from './params.js';
@@ -41,6 +42,8 @@ function wireChunk(entry: RetainedChunk): { seq: number; stream: string; chunk: 
 export class ProcessManager {
   private readonly entries = new Map<string, Entry>();
   private readonly retentionTimers = new Set<NodeJS.Timeout>();
+  /** The session's supply of FIFOs for pipe-mode stdio. */
+  private readonly fifos = new FifoStock();
 
   constructor(private readonly notify: Notify) {}
 
@@ -70,6 +73,7 @@ export class ProcessManager {
           arg0: params.arg0 ?? null,
           tty: params.tty,
           pipeStdin: params.pipeStdin ?? false,
+          fifos: this.fifos,
         },
         managed.events,
       );
@@ -212,5 +216,6 @@ export class ProcessManager {
     this.entries.clear();
     for (const timer of this.retentionTimers) clearTimeout(timer);
     this.retentionTimers.clear();
+    this.fifos.dispose();
   }
 }

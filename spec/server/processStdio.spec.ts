@@ -1,0 +1,173 @@
+/**
+ * Pipe-mode stdio on the TypeScript executor: the child gets real pipes (FIFOs, `stdioPipes.ts`)
+ * on fds 0/1/2, like the binary, and starting many processes leaks no fd, FIFO or directory.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
+import { startTsExecServer } from '../support/tsExecServer.js';
+import { b64, outputText, RawClient, startParams } from './rawClient.js';
+
+let ours: RunningExecServer | undefined;
+let binary: RunningExecServer;
+let home = '';
+const clients: RawClient[] = [];
+
+async function connect(server: RunningExecServer): Promise<RawClient> {
+  const client = await RawClient.connect(server.url);
+  clients.push(client);
+  await client.handshake();
+  return client;
+}
+
+/** Runs a pipe-mode process to `process/closed`; returns its stdout. */
+async function run(
+  client: RawClient,
+  processId: string,
+  argv: string[],
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  await client.call('process/start', startParams(processId, argv, extra));
+  await client.waitClosedNotification(processId);
+  return outputText(client, processId);
+}
+
+const openFds = (): number => readdirSync('/proc/self/fd').length;
+
+/** Our fds close asynchronously (libuv handle close); waits, bounded, for the count to settle. */
+async function settledFdCount(target: number): Promise<number> {
+  let count = openFds();
+  for (let attempt = 0; attempt < 40 && count > target; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    count = openFds();
+  }
+  return count;
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'execrx-stdio-home-'));
+  // bash sources ~/.bashrc when it thinks rshd started it (a socket on stdin, SHLVL < 2).
+  writeFileSync(join(home, '.bashrc'), 'echo bashrc-sourced\n');
+  [ours, binary] = await Promise.all([startTsExecServer(), startCodexExecServer()]);
+});
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+afterAll(async () => {
+  await Promise.all([ours?.stop(), binary?.stop()]);
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('pipe-mode stdio', () => {
+  const kinds =
+    'for fd in 0 1 2; do if [ -p /dev/fd/$fd ]; then echo $fd:pipe; elif [ -S /dev/fd/$fd ]; then echo $fd:socket; else echo $fd:other; fi; done';
+
+  it.each([
+    ['ours', () => ours as RunningExecServer],
+    ['the binary', () => binary],
+  ])('gives the child pipes on fds 0, 1 and 2 (%s)', async (_name, server) => {
+    const client = await connect(server());
+    expect(await run(client, 'kinds', ['sh', '-c', kinds], { pipeStdin: true })).toBe(
+      '0:pipe\n1:pipe\n2:pipe\n',
+    );
+    // Without pipeStdin, stdin is /dev/null on both.
+    expect(await run(client, 'null-stdin', ['sh', '-c', 'ls -L -l /dev/fd/0 | cut -c1'])).toBe(
+      'c\n',
+    );
+  });
+
+  it.each([
+    ['ours', () => ours as RunningExecServer],
+    ['the binary', () => binary],
+  ])('lets the child reopen /dev/stdout and /dev/stderr (%s)', async (_name, server) => {
+    const client = await connect(server());
+    await client.call(
+      'process/start',
+      startParams('reopen', ['sh', '-c', 'echo out > /dev/stdout; echo err > /dev/stderr']),
+    );
+    await client.waitClosedNotification('reopen');
+    const byStream = (stream: string): string =>
+      client
+        .notifications('process/output', 'reopen')
+        .filter((m) => m.params?.stream === stream)
+        .map((m) => Buffer.from(m.params?.chunk as string, 'base64').toString())
+        .join('');
+    expect([byStream('stdout'), byStream('stderr')]).toEqual(['out\n', 'err\n']);
+    expect(client.notifications('process/exited', 'reopen')[0]?.params?.exitCode).toBe(0);
+  });
+
+  it.each([
+    ['ours', () => ours as RunningExecServer],
+    ['the binary', () => binary],
+  ])('does not make bash -c with pipeStdin read ~/.bashrc (%s)', async (_name, server) => {
+    const client = await connect(server());
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home };
+    expect(await run(client, 'bash', ['bash', '-c', 'echo body'], { pipeStdin: true, env })).toBe(
+      'body\n',
+    );
+  });
+
+  it('delivers stdin to the child and EOF on its pipes when it exits', async () => {
+    const client = await connect(ours as RunningExecServer);
+    await client.call(
+      'process/start',
+      startParams('echo', ['sh', '-c', 'read line; echo "got $line"; exec 3<&0; cat <&3 >&2 &'], {
+        pipeStdin: true,
+      }),
+    );
+    await client.call('process/write', { processId: 'echo', chunk: b64('one\n'), writeId: 'a' });
+    await client.waitFor(() => outputText(client, 'echo') === 'got one\n');
+    // The background `cat` (fd 3: sh gives background jobs /dev/null as stdin) holds stdin
+    // and stderr after sh exits: output still flows, then
+    // terminate kills the group, the pipes reach EOF and `closed` comes last.
+    await client.call('process/write', { processId: 'echo', chunk: b64('two\n'), writeId: 'b' });
+    await client.waitFor(() => outputText(client, 'echo').includes('two\n'));
+    await client.call('process/terminate', { processId: 'echo' });
+    await client.waitClosedNotification('echo');
+    const kinds = client.processEvents('echo').map((m) => m.method);
+    expect(kinds.at(-1)).toBe('process/closed');
+    expect(kinds.filter((kind) => kind === 'process/exited')).toHaveLength(1);
+  });
+});
+
+describe('cleanup', () => {
+  it('leaks no fd or FIFO over many starts, and removes the FIFO directory on shutdown', async () => {
+    const client = await connect(ours as RunningExecServer);
+    // Warm-up: makes the session's FIFO stock and tells us its directory.
+    const link = await run(client, 'warm', ['readlink', '/proc/self/fd/1']);
+    const fifo = link.replace(/ \(deleted\)\n$/, '');
+    expect(fifo).toMatch(/execrx-stdio-[^/]+\/fifo-\d+$/);
+    const fifoDirectory = dirname(fifo);
+    const before = openFds();
+
+    for (let index = 0; index < 40; index += 1) {
+      const pipeStdin = index % 2 === 0;
+      const processId = `p${index}`;
+      await client.call('process/start', startParams(processId, ['true'], { pipeStdin }));
+      if (pipeStdin) {
+        await client.call('process/write', { processId, chunk: b64('x\n'), writeId: '1' });
+      }
+      await client.waitClosedNotification(processId);
+    }
+    // Failed starts return their FIFOs' fds too.
+    for (let index = 0; index < 5; index += 1) {
+      const failed = await client.request(
+        'process/start',
+        startParams(`missing${index}`, ['/nonexistent/program'], { pipeStdin: true }),
+      );
+      expect(failed.error?.code).toBe(-32603);
+    }
+
+    expect(await settledFdCount(before)).toBe(before);
+    // Used FIFOs are unlinked at once; only the unused stock is left (below the low-water mark
+    // of 9, plus one batch of 24).
+    expect(readdirSync(fifoDirectory).length).toBeLessThanOrEqual(8 + 24);
+    await ours?.stop();
+    ours = undefined;
+    expect(existsSync(fifoDirectory)).toBe(false);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * Named pipes (FIFOs) made ahead of time, one session's supply for its children's stdio
+ * (`stdioPipes.ts`). Node has no pipe(2) or mkfifo(2), and one `mkfifo` process costs
+ * 3–10 ms, too much to pay on every `process/start`; so one `mkfifo` run makes a batch in a
+ * private directory (mode 0700, FIFOs 0600), refilled in the background when the stock runs
+ * low. Every FIFO is used once: opened, then unlinked. `dispose` removes the directory.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** FIFOs per `mkfifo` run: eight starts with `pipeStdin`. */
+const BATCH_SIZE = 24;
+/** Below this many, a refill starts, so a start seldom waits for one. */
+const LOW_WATER = 9;
+
+function makeFifos(paths: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('mkfifo', ['-m', '600', '--', ...paths], (error, _stdout, stderr) => {
+      if (!error) return resolve();
+      const detail = stderr.trim() || error.message;
+      reject(new Error(`cannot create pipes for the child's stdio: mkfifo failed: ${detail}`));
+    });
+  });
+}
+
+export class FifoStock {
+  private directory: string | undefined;
+  private readonly ready: string[] = [];
+  private refilling: Promise<void> | undefined;
+  private made = 0;
+  private disposed = false;
+
+  /** `count` unused FIFO paths; the caller opens and unlinks them. */
+  async take(count: number): Promise<string[]> {
+    // Each refill adds BATCH_SIZE ≥ count, so this loop ends unless a refill fails (it throws).
+    while (this.ready.length < count) await this.refill();
+    const taken = this.ready.splice(0, count);
+    if (this.ready.length < LOW_WATER) this.refill().catch(() => undefined);
+    return taken;
+  }
+
+  /** Drops the stock (e.g. its directory was cleaned away under a long-running executor). */
+  discard(): void {
+    this.ready.length = 0;
+    this.removeDirectory();
+  }
+
+  /** Removes the directory and every unused FIFO; later `take`s fail. */
+  dispose(): void {
+    this.disposed = true;
+    this.discard();
+  }
+
+  private refill(): Promise<void> {
+    if (this.disposed) return Promise.reject(new Error('the session was shut down'));
+    this.refilling ??= this.makeBatch().finally(() => {
+      this.refilling = undefined;
+    });
+    return this.refilling;
+  }
+
+  private async makeBatch(): Promise<void> {
+    this.directory ??= mkdtempSync(join(tmpdir(), 'execrx-stdio-'));
+    const directory = this.directory;
+    const paths = Array.from({ length: BATCH_SIZE }, () => {
+      this.made += 1;
+      return join(directory, `fifo-${this.made}`);
+    });
+    try {
+      await makeFifos(paths);
+    } catch (error) {
+      if (this.directory === directory) this.discard();
+      throw error;
+    }
+    // Disposed or discarded meanwhile: `mkfifo` may have refilled a directory removed under it.
+    if (this.disposed || this.directory !== directory) {
+      rmSync(directory, { recursive: true, force: true });
+      return;
+    }
+    this.ready.push(...paths);
+  }
+
+  private removeDirectory(): void {
+    if (this.directory === undefined) return;
+    rmSync(this.directory, { recursive: true, force: true });
+    this.directory = undefined;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Real pipes for a pipe-mode child's stdin/stdout/stderr, as the Rust executor gives it.
+ * Node's `stdio: 'pipe'` makes UNIX socketpairs instead, which children can tell apart:
+ * `echo x > /dev/stdout` fails (ENXIO), `[ -p /dev/fd/1 ]` is false, and bash with a socket
+ * on stdin reads ~/.bashrc as if started by rshd.
+ *
+ * Node cannot call pipe(2), so each pipe is a FIFO from the session's `FifoStock`, opened
+ * twice and unlinked at once: the child's end in blocking mode (passed as a numeric `stdio`
+ * fd, which libuv dup2()s onto 0/1/2), ours non-blocking and wrapped in `net.Socket({ fd })`,
+ * which libuv drives from the event loop like any pipe (no thread-pool reads, unlike
+ * `fs.createReadStream`). Node opens every fd O_CLOEXEC, so no other child inherits one.
+ */
+import { closeSync, constants as fs, openSync, unlinkSync } from 'node:fs';
+import { Socket } from 'node:net';
+import type { FifoStock } from './fifoStock.js';
+
+export interface StdioPipes {
+  /** The child's ends, for `spawn`'s `stdio` (stdin is /dev/null without `pipeStdin`). */
+  readonly childStdio: ['ignore' | number, number, number];
+  /** Closes our copies of the child's ends; call as soon as `spawn` has returned. */
+  closeChildEnds(): void;
+  /** Our ends as event-loop streams; call once, after the child started. */
+  connect(): { stdin: Socket | null; stdout: Socket; stderr: Socket };
+  /** Closes our ends instead, when the child never started. */
+  closeParentEnds(): void;
+}
+
+interface PipeEnds {
+  ours: number;
+  child: number;
+}
+
+/**
+ * Opens the FIFO so that neither open blocks: for output, our read end first (a non-blocking
+ * reader needs no writer), then the child's write end; for stdin, a placeholder reader lets
+ * our non-blocking write end open, then the child's read end opens against our writer.
+ */
+function openFifo(path: string, direction: 'fromChild' | 'toChild', opened: number[]): PipeEnds {
+  const open = (flags: number): number => {
+    const fd = openSync(path, flags);
+    opened.push(fd);
+    return fd;
+  };
+  if (direction === 'fromChild') {
+    const ours = open(fs.O_RDONLY | fs.O_NONBLOCK);
+    return { ours, child: open(fs.O_WRONLY) };
+  }
+  const placeholder = open(fs.O_RDONLY | fs.O_NONBLOCK);
+  const ours = open(fs.O_WRONLY | fs.O_NONBLOCK);
+  const child = open(fs.O_RDONLY);
+  opened.splice(opened.indexOf(placeholder), 1);
+  closeSync(placeholder);
+  return { ours, child };
+}
+
+function closeAll(fds: readonly number[]): void {
+  for (const fd of fds) {
+    try {
+      closeSync(fd);
+    } catch {
+      /* already closed */
+    }
+  }
+}
+
+function openFifos(paths: readonly string[], pipeStdin: boolean): StdioPipes {
+  const opened: number[] = [];
+  try {
+    const [stdoutPath, stderrPath, stdinPath] = paths as [string, string, string?];
+    const stdout = openFifo(stdoutPath, 'fromChild', opened);
+    const stderr = openFifo(stderrPath, 'fromChild', opened);
+    const stdin = pipeStdin && stdinPath ? openFifo(stdinPath, 'toChild', opened) : null;
+    let childEndsOpen = true;
+    return {
+      childStdio: [stdin?.child ?? 'ignore', stdout.child, stderr.child],
+      closeChildEnds: () => {
+        if (!childEndsOpen) return;
+        childEndsOpen = false;
+        closeAll([stdout.child, stderr.child, ...(stdin ? [stdin.child] : [])]);
+      },
+      connect: () => ({
+        stdin: stdin ? new Socket({ fd: stdin.ours, readable: false, writable: true }) : null,
+        stdout: new Socket({ fd: stdout.ours, readable: true, writable: false }),
+        stderr: new Socket({ fd: stderr.ours, readable: true, writable: false }),
+      }),
+      closeParentEnds: () => closeAll([stdout.ours, stderr.ours, ...(stdin ? [stdin.ours] : [])]),
+    };
+  } catch (error) {
+    closeAll(opened);
+    throw error;
+  } finally {
+    for (const path of paths) {
+      try {
+        unlinkSync(path);
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+}
+
+/** Takes FIFOs from `stock` and opens them; retries once with a fresh stock if they vanished. */
+export async function openStdioPipes(stock: FifoStock, pipeStdin: boolean): Promise<StdioPipes> {
+  const count = pipeStdin ? 3 : 2;
+  try {
+    return openFifos(await stock.take(count), pipeStdin);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    stock.discard();
+    return openFifos(await stock.take(count), pipeStdin);
+  }
+}
