@@ -9,7 +9,7 @@
  * replaced by a reconnect) each harness gets a `reset` for its streams. Resets carry codex's
  * fixed reason `noise_relay_protocol_error` (harnesses discard it anyway).
  */
-import { fromEvent, type SchedulerLike, type Subscription } from 'rxjs';
+import { Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import WebSocket, { type RawData } from 'ws';
 import {
   decodeRelayFrame,
@@ -377,7 +377,13 @@ export class EnvironmentRelay {
 
   /** Pings the socket; a missed Pong ends it through `onDead`. */
   private watch(socket: WebSocket, onDead: () => void): Subscription {
-    return keepalive(fromEvent(socket, 'pong'), {
+    // Not rxjs `fromEvent`: it prefers ws's addEventListener, which knows no 'pong' event.
+    const pongs = new Observable<void>((subscriber) => {
+      const onPong = (): void => subscriber.next();
+      socket.on('pong', onPong);
+      return () => socket.off('pong', onPong);
+    });
+    return keepalive(pongs, {
       intervalMs: this.options.keepalive.pingIntervalMs,
       pongTimeoutMs: this.options.keepalive.pongTimeoutMs,
       scheduler: this.options.scheduler,

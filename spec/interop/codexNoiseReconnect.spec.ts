@@ -1,0 +1,145 @@
+/**
+ * Executor reconnects through our rendezvous with the real `codex exec-server --remote`
+ * 0.169.0: when its registration is superseded the rendezvous closes its socket and answers
+ * its old URL with 404; the binary registers again (same key) and re-attaches. Harness streams
+ * of the old socket are reset, and a client with recovery resumes its session on a new stream.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { realpathSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Observable,
+  defer,
+  filter,
+  firstValueFrom,
+  lastValueFrom,
+  retry,
+  scan,
+  switchMap,
+  throwError,
+  timeout,
+  timer,
+  toArray,
+} from 'rxjs';
+import { ExecServerClient, isRetryableResumeError } from '../../src/client/index.js';
+import { NoiseChannelIdentity } from '../../src/noise/index.js';
+import { EnvironmentRegistryClient } from '../../src/registry/index.js';
+import {
+  startRendezvous,
+  type Rendezvous,
+  type RendezvousEvent,
+} from '../../src/rendezvous/index.js';
+import { startCodexRemote, type RunningCodexRemote } from '../support/codexRemote.js';
+import { rendezvousHarness } from '../support/rendezvousHarness.js';
+
+const TOKEN = 'sk-test-execrx-reconnect';
+const within = <T>(source: Observable<T>, ms = 10_000): Promise<T> =>
+  firstValueFrom(source.pipe(timeout(ms)));
+
+let rendezvous: Rendezvous;
+let executor: RunningCodexRemote;
+let workDir: string;
+const events: RendezvousEvent[] = [];
+const clients: ExecServerClient[] = [];
+
+beforeAll(async () => {
+  rendezvous = await startRendezvous({
+    executorToken: TOKEN,
+    // Short enough that a missing Pong would show within the test, long enough for CI jitter.
+    keepalive: { pingIntervalMs: 200, pongTimeoutMs: 3_000 },
+  });
+  rendezvous.events.subscribe((event) => events.push(event));
+  workDir = realpathSync(await mkdtemp(join(tmpdir(), 'execrx-reconnect-')));
+  executor = await startCodexRemote(rendezvous, { apiKey: TOKEN, cwd: workDir });
+}, 30_000);
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await executor?.stop();
+  await rendezvous?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe('codex exec-server --remote 0.169.0 reconnecting through our rendezvous', () => {
+  it('re-registers after its registration is superseded, and the session resumes', async () => {
+    const harness = rendezvousHarness(rendezvous, executor.environmentId, TOKEN);
+    const client = await within(
+      harness
+        .connect()
+        .pipe(
+          switchMap((transport) =>
+            ExecServerClient.connect(transport, { clientName: 'execrx-interop', recovery: true }),
+          ),
+        ),
+    );
+    clients.push(client);
+    const sessionId = client.sessionId;
+    const handle = await within(
+      client.startProcess({
+        argv: ['sh', '-c', 'echo one; read x; echo "two:$x"'],
+        cwd: workDir,
+        env: { PATH: '/usr/bin:/bin' },
+        pipeStdin: true,
+      }),
+    );
+    const stdout = lastValueFrom(handle.stdout$.pipe(toArray(), timeout(20_000)));
+    await within(
+      handle.stdout$.pipe(
+        scan((acc, chunk) => acc + Buffer.from(chunk).toString(), ''),
+        filter((acc) => acc.includes('one')),
+      ),
+    );
+
+    // Someone else registers the environment: the binary's socket is closed (4000) and its
+    // URL goes stale.
+    const usurper = new EnvironmentRegistryClient({ baseUrl: rendezvous.url, bearerToken: TOKEN });
+    await within(
+      usurper.register(executor.environmentId, NoiseChannelIdentity.generate().toJSON()),
+    );
+    const attached = await within(
+      rendezvous.events.pipe(filter((event) => event.type === 'executor-attached')),
+      20_000,
+    );
+    if (attached.type !== 'executor-attached') throw new Error('unreachable');
+    expect(attached.registrationId).not.toBe(executor.registrationId);
+    // The binary tried its old URL (404) and registered again with its own key.
+    const since = events.slice(events.findIndex((event) => event.type === 'executor-detached'));
+    expect(since.map((event) => event.type)).toEqual(
+      expect.arrayContaining([
+        'executor-detached',
+        'upgrade-refused',
+        'registered',
+        'executor-attached',
+      ]),
+    );
+    expect(since).toContainEqual(expect.objectContaining({ type: 'upgrade-refused', status: 404 }));
+    expect(rendezvous.environment(executor.environmentId)?.attachedRegistrationId).toBe(
+      attached.registrationId,
+    );
+    // The stream of the old socket was reset to our harness; recover on a fresh bundle.
+    await within(client.state$.pipe(filter((state) => state === 'recovering')));
+    await lastValueFrom(
+      defer(() => harness.connect()).pipe(
+        switchMap((next) => client.resume(next)),
+        retry({
+          count: 50,
+          delay: (error: unknown) =>
+            isRetryableResumeError(error) ? timer(100) : throwError(() => error),
+        }),
+        timeout(15_000),
+      ),
+      { defaultValue: undefined },
+    );
+    expect(client.sessionId).toBe(sessionId);
+    await within(handle.write('after-reconnect\n'));
+    expect(Buffer.concat(await stdout).toString()).toBe('one\ntwo:after-reconnect\n');
+    // Pings were answered all along: only the supersede ended a socket.
+    expect(
+      events
+        .filter((event) => event.type === 'executor-detached')
+        .map((event) => event.type === 'executor-detached' && event.reason),
+    ).toEqual(['superseded']);
+  }, 40_000);
+});
