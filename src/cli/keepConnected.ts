@@ -35,25 +35,40 @@ export function keepConnected(
       filter((state) => state === 'recovering'),
       exhaustMap(() => {
         status.show(`connection to ${endpoint.label} lost; reconnecting…`);
+        let lastError: unknown;
         return defer(() =>
           endpoint.connect().pipe(switchMap((transport) => client.resume(transport))),
         ).pipe(
           retry({
-            delay: (error: unknown) =>
-              isRetryableResumeError(error)
+            delay: (error: unknown) => {
+              lastError = error;
+              return isRetryableResumeError(error)
                 ? timer(RESUME_RETRY_DELAY_MS)
-                : throwError(() => error),
+                : throwError(() => error);
+            },
           }),
-          timeout({ first: RESUME_BUDGET_MS }),
+          timeout({
+            first: RESUME_BUDGET_MS,
+            with: () =>
+              throwError(
+                () =>
+                  new Error(
+                    `gave up after ${RESUME_BUDGET_MS / 1000} s (last error: ${messageOf(lastError ?? 'none')})`,
+                  ),
+              ),
+          }),
           tap({ complete: () => status.clear() }),
           catchError((error: unknown) => {
             status.clear();
-            const why = error instanceof Error ? error.message : String(error);
-            client.fail(`could not reconnect to ${endpoint.label}: ${why}`);
+            client.fail(`could not reconnect to ${endpoint.label}: ${messageOf(error)}`);
             return EMPTY;
           }),
         );
       }),
     )
     .subscribe();
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
