@@ -3,11 +3,12 @@
  * stream survives 20 forced transport drops with every byte delivered once and in order, and
  * stdin writes interrupted by a drop reach the process exactly once. `cat` echoes what we
  * write, so the output's sha256 proves both: a lost, duplicated or reordered write or output
- * chunk changes the digest.
+ * chunk changes the digest. Also: a silent network trips the Noise harness Pong watchdog.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
-import { firstValueFrom, from, lastValueFrom, mergeMap, tap } from 'rxjs';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { filter, firstValueFrom, from, lastValueFrom, mergeMap, tap } from 'rxjs';
 import { LazyRemoteExecServerClient, noiseRendezvous } from '../../src/environment/index.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { closeAllExecutors, RecordingHarness, startTestExecutor } from './support/testExecutors.js';
@@ -19,8 +20,14 @@ const DROPS = 20;
 const WRITES_IN_FLIGHT = 2;
 
 const clients: LazyRemoteExecServerClient[] = [];
+const servers: Server[] = [];
+const frozenSockets: (() => Socket[])[] = [];
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
+  for (const sockets of frozenSockets.splice(0)) for (const socket of sockets()) socket.destroy();
+  await Promise.all(
+    servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))),
+  );
   await closeAllExecutors();
 });
 
@@ -115,4 +122,67 @@ describe('recovery under transport faults', () => {
     expect(client.connectionState).toBe('Connected');
     await firstValueFrom(cat.terminate());
   }, 60_000);
+
+  it('a silent network trips the Pong watchdog, and the same session resumes', async () => {
+    const executor = await startTestExecutor();
+    const proxy = await freezingProxy(executor.target.url);
+    const registry = new TestRegistry({ ...executor.target, url: proxy.url });
+    const harness = new RecordingHarness({ keepalive: { pingIntervalMs: 25, pongTimeoutMs: 100 } });
+    const client = new LazyRemoteExecServerClient(
+      noiseRendezvous(registry, NoiseChannelIdentity.generate(), {
+        connectHarness: harness.connect,
+      }),
+    );
+    clients.push(client);
+    const session = await firstValueFrom(client.get());
+    const disconnects: string[] = [];
+    session.disconnected$.subscribe((error) => disconnects.push(error.message));
+    // Several keepalive rounds pass while the network carries Pongs.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(session.state).toBe('connected');
+
+    const frozenAt = Date.now();
+    proxy.freeze();
+    await firstValueFrom(session.state$.pipe(filter((state) => state === 'recovering')));
+    const detectedAfterMs = Date.now() - frozenAt;
+    // The network finally reports the dead connection to the executor, which detaches.
+    proxy.destroyFrozen();
+    await firstValueFrom(session.state$.pipe(filter((state) => state === 'connected')));
+    expect(disconnects).toHaveLength(1);
+    expect(disconnects[0]).toContain('pong_timeout');
+    expect(detectedAfterMs).toBeGreaterThanOrEqual(100);
+    expect(await firstValueFrom(client.get())).toBe(session);
+    expect(await firstValueFrom(session.environmentStatus())).toBe('ready');
+  });
 });
+
+/** A TCP proxy that can freeze its current connections (no bytes either way, no close). */
+async function freezingProxy(upstreamUrl: string) {
+  const upstream = new URL(upstreamUrl);
+  let live: Socket[] = [];
+  let frozen: Socket[] = [];
+  const server = createServer((downstream) => {
+    const up = connect(Number(upstream.port), upstream.hostname);
+    for (const socket of [downstream, up]) socket.on('error', () => undefined);
+    downstream.pipe(up).pipe(downstream);
+    live.push(downstream, up);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  frozenSockets.push(() => [...live, ...frozen]);
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    freeze: () => {
+      for (const socket of live) {
+        socket.unpipe();
+        socket.pause();
+      }
+      frozen = [...frozen, ...live];
+      live = [];
+    },
+    destroyFrozen: () => {
+      for (const socket of frozen) socket.resetAndDestroy();
+      frozen = [];
+    },
+  };
+}
