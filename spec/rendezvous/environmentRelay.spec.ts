@@ -227,6 +227,41 @@ describe('rendezvous relay routing', () => {
   });
 });
 
+describe('rendezvous back-pressure', () => {
+  const FRAME = new Uint8Array(200 * 1024).fill(0x5a);
+
+  it('drops a harness that stops reading and resets its stream at the executor', async () => {
+    const { executor, harness, events } = await start({ maxBufferedBytes: 256 * 1024 });
+    const slow = await harness();
+    slow.send(resumeFrame('slow'));
+    await executor.next();
+    slow.socket.pause(); // stops reading from TCP: the rendezvous' send buffer fills up
+    for (let seq = 0; seq < 150; seq++) executor.send(dataFrame('slow', seq, FRAME));
+    expect(await executor.next(10_000)).toEqual(resetFrame('slow'));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'stream-reset', streamId: 'slow', why: 'overflow' }),
+    );
+  });
+
+  it('holds harnesses back while the executor reads slowly, losing nothing', async () => {
+    const { executor, harness } = await start({ maxBufferedBytes: 256 * 1024 });
+    const fast = await harness();
+    fast.send(resumeFrame('fast'));
+    await executor.next();
+    executor.socket.pause();
+    const count = 100;
+    for (let seq = 0; seq < count; seq++) fast.send(dataFrame('fast', seq, FRAME));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    executor.socket.resume();
+    const seqs: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const frame = await executor.next(10_000);
+      if (frame.kind === 'data') seqs.push(frame.seq);
+    }
+    expect(seqs).toEqual([...Array(count).keys()]);
+  });
+});
+
 describe('rendezvous executor lifecycle', () => {
   it('a reconnecting executor replaces the old socket; old streams are reset, new ones route', async () => {
     const { executor, harness, executorUrl, rendezvous, events } = await start();

@@ -81,8 +81,12 @@ export function openRelaySocket(url: string, options: ClientOptions = {}): Promi
     close: async () => {
       if (socket.readyState === WebSocket.CLOSED) return;
       const done = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.resume(); // a paused socket would never read the peer's close frame
       socket.close();
+      // A peer that never answers the close handshake: give up on it after 1 s.
+      const timer = setTimeout(() => socket.terminate(), 1_000);
       await done;
+      clearTimeout(timer);
     },
   };
   return new Promise((resolve, reject) => {
