@@ -111,63 +111,80 @@ describe('pipe-mode stdio', () => {
     );
   });
 
-  it('delivers stdin to the child and EOF on its pipes when it exits', async () => {
-    const client = await connect(ours as RunningExecServer);
+  it.each([
+    ['ours', () => ours as RunningExecServer],
+    ['the binary', () => binary],
+  ])('keeps stdin writable after the exit, for a background reader (%s)', async (_name, server) => {
+    const client = await connect(server());
+    // sh gives background jobs /dev/null as stdin, hence fd 3. `cat` holds stdin and stderr
+    // after sh exits.
+    const script = 'read line; echo "got $line"; exec 3<&0; cat <&3 >&2 & echo "pid $!"';
     await client.call(
       'process/start',
-      startParams('echo', ['sh', '-c', 'read line; echo "got $line"; exec 3<&0; cat <&3 >&2 &'], {
-        pipeStdin: true,
-      }),
+      startParams('bg', ['sh', '-c', script], { pipeStdin: true }),
     );
-    await client.call('process/write', { processId: 'echo', chunk: b64('one\n'), writeId: 'a' });
-    await client.waitFor(() => outputText(client, 'echo') === 'got one\n');
-    // The background `cat` (fd 3: sh gives background jobs /dev/null as stdin) holds stdin
-    // and stderr after sh exits: output still flows, then
-    // terminate kills the group, the pipes reach EOF and `closed` comes last.
-    await client.call('process/write', { processId: 'echo', chunk: b64('two\n'), writeId: 'b' });
-    await client.waitFor(() => outputText(client, 'echo').includes('two\n'));
-    await client.call('process/terminate', { processId: 'echo' });
-    await client.waitClosedNotification('echo');
-    const kinds = client.processEvents('echo').map((m) => m.method);
-    expect(kinds.at(-1)).toBe('process/closed');
-    expect(kinds.filter((kind) => kind === 'process/exited')).toHaveLength(1);
+    await client.call('process/write', { processId: 'bg', chunk: b64('one\n'), writeId: 'a' });
+    await client.waitFor((m) => m.method === 'process/exited' && m.params?.processId === 'bg');
+    await client.call('process/write', { processId: 'bg', chunk: b64('two\n'), writeId: 'b' });
+    await client.waitFor(() => outputText(client, 'bg').endsWith('two\n'));
+    const pid = Number(/pid (\d+)/.exec(outputText(client, 'bg'))?.[1]);
+    expect(outputText(client, 'bg')).toBe(`got one\npid ${pid}\ntwo\n`);
+    // `cat` keeps stderr open, so no `closed` until it dies (terminate no longer applies:
+    // the leader has exited); then EOF, then `closed` last.
+    expect(client.notifications('process/closed', 'bg')).toHaveLength(0);
+    process.kill(pid, 'SIGKILL');
+    await client.waitClosedNotification('bg');
+    expect(client.processEvents('bg').at(-1)?.method).toBe('process/closed');
   });
 });
 
 describe('cleanup', () => {
   it('leaks no fd or FIFO over many starts, and removes the FIFO directory on shutdown', async () => {
-    const client = await connect(ours as RunningExecServer);
-    // Warm-up: makes the session's FIFO stock and tells us its directory.
-    const link = await run(client, 'warm', ['readlink', '/proc/self/fd/1']);
-    const fifo = link.replace(/ \(deleted\)\n$/, '');
-    expect(fifo).toMatch(/execrx-stdio-[^/]+\/fifo-\d+$/);
-    const fifoDirectory = dirname(fifo);
-    const before = openFds();
+    const baseline = openFds();
+    const executor = await startTsExecServer();
+    try {
+      const client = await RawClient.connect(executor.url);
+      await client.handshake();
+      // Warm-up: makes the session's FIFO stock and tells us its directory.
+      const link = await run(client, 'warm', ['readlink', '/proc/self/fd/1']);
+      const fifo = link.replace(/ \(deleted\)\n$/, '');
+      expect(fifo).toMatch(/execrx-stdio-[^/]+\/fifo-\d+$/);
+      const fifoDirectory = dirname(fifo);
+      const before = openFds();
 
-    for (let index = 0; index < 40; index += 1) {
-      const pipeStdin = index % 2 === 0;
-      const processId = `p${index}`;
-      await client.call('process/start', startParams(processId, ['true'], { pipeStdin }));
-      if (pipeStdin) {
-        await client.call('process/write', { processId, chunk: b64('x\n'), writeId: '1' });
+      for (let index = 0; index < 20; index += 1) {
+        await run(client, `plain${index}`, ['true']);
       }
-      await client.waitClosedNotification(processId);
-    }
-    // Failed starts return their FIFOs' fds too.
-    for (let index = 0; index < 5; index += 1) {
-      const failed = await client.request(
-        'process/start',
-        startParams(`missing${index}`, ['/nonexistent/program'], { pipeStdin: true }),
-      );
-      expect(failed.error?.code).toBe(-32603);
-    }
+      // Failed starts return their FIFOs' fds too.
+      for (let index = 0; index < 5; index += 1) {
+        const failed = await client.request(
+          'process/start',
+          startParams(`missing${index}`, ['/nonexistent/program'], { pipeStdin: true }),
+        );
+        expect(failed.error?.code).toBe(-32603);
+      }
+      expect(await settledFdCount(before)).toBe(before);
 
-    expect(await settledFdCount(before)).toBe(before);
-    // Used FIFOs are unlinked at once; only the unused stock is left (below the low-water mark
-    // of 9, plus one batch of 24).
-    expect(readdirSync(fifoDirectory).length).toBeLessThanOrEqual(8 + 24);
-    await ours?.stop();
-    ours = undefined;
-    expect(existsSync(fifoDirectory)).toBe(false);
+      // With pipeStdin, our end of stdin stays open (writable, like the binary) until the
+      // process is forgotten: exactly one fd per process.
+      for (let index = 0; index < 20; index += 1) {
+        const processId = `stdin${index}`;
+        await client.call('process/start', startParams(processId, ['cat'], { pipeStdin: true }));
+        await client.call('process/write', { processId, chunk: b64('x\n'), writeId: '1' });
+        await client.call('process/terminate', { processId });
+        await client.waitClosedNotification(processId);
+      }
+      expect(await settledFdCount(before + 20)).toBe(before + 20);
+      // Used FIFOs are unlinked at once; only the unused stock is left (below the low-water
+      // mark of 9, plus one batch of 24).
+      expect(readdirSync(fifoDirectory).length).toBeLessThanOrEqual(8 + 24);
+
+      await client.close();
+      await executor.stop();
+      expect(existsSync(fifoDirectory)).toBe(false);
+      expect(await settledFdCount(baseline)).toBe(baseline);
+    } finally {
+      await executor.stop();
+    }
   });
 });

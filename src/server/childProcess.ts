@@ -28,6 +28,8 @@ export interface RunningChild {
   readonly stdin: { write(bytes: Buffer): boolean } | null;
   /** Sends a signal to the child's whole process group; throws the OS error. */
   signalGroup(signal: NodeJS.Signals): void;
+  /** Closes our end of the child's stdin pipe (the process is being forgotten). */
+  release(): void;
 }
 
 export interface SpawnRequest {
@@ -147,10 +149,10 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
         );
         readable.once('close', streamEnded);
       }
+      // Unlike Node's own stdin pipe, ours stays open after exit, as on the binary: a
+      // background process holding stdin still gets writes until the process is forgotten.
       stdin?.on('error', () => undefined);
       child.once('exit', (code, signal) => {
-        // As Node does for its own stdin pipe: writes after exit go nowhere.
-        stdin?.destroy();
         const signalNumber = signal
           ? (osConstants.signals as Record<string, number>)[signal]
           : undefined;
@@ -169,6 +171,7 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
             }
           : null,
         signalGroup: signalGroupOf(pid),
+        release: () => stdin?.destroy(),
       });
     });
   });
@@ -215,6 +218,7 @@ function spawnTerminal(request: SpawnRequest, events: ChildEvents): Promise<Runn
       },
     },
     signalGroup: signalGroupOf(terminal.pid),
+    release: () => undefined,
   });
 }
 

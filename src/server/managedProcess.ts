@@ -208,6 +208,11 @@ export class ManagedProcess {
     return true;
   }
 
+  /** Closes our end of its stdin: the process is being forgotten. */
+  release(): void {
+    this.child?.release();
+  }
+
   /** Kills whatever is left of the group, even after the leader exited (session teardown). */
   killGroup(): void {
     try {

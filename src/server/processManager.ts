@@ -84,6 +84,7 @@ export class ProcessManager {
     managed.attach(child);
     if (reservation.cancelled || this.entries.get(processId) !== reservation) {
       managed.killGroup();
+      managed.release();
       throw RpcFailure.invalidRequest(`process ${processId} start was cancelled`);
     }
     this.entries.set(processId, { state: 'ready', process: managed });
@@ -117,6 +118,7 @@ export class ProcessManager {
   private scheduleRemoval(processId: string, managed: ManagedProcess): void {
     const timer = setTimeout(() => {
       this.retentionTimers.delete(timer);
+      managed.release();
       const entry = this.entries.get(processId);
       if (entry?.state === 'ready' && entry.process === managed) this.entries.delete(processId);
     }, CLOSED_PROCESS_RETENTION_MS);
@@ -210,8 +212,12 @@ export class ProcessManager {
   /** Kills every process group and forgets everything (session expiry or executor shutdown). */
   shutdown(): void {
     for (const entry of this.entries.values()) {
-      if (entry.state === 'starting') entry.cancelled = true;
-      else if (!entry.process.closed) entry.process.killGroup();
+      if (entry.state === 'starting') {
+        entry.cancelled = true;
+        continue;
+      }
+      if (!entry.process.closed) entry.process.killGroup();
+      entry.process.release();
     }
     this.entries.clear();
     for (const timer of this.retentionTimers) clearTimeout(timer);
