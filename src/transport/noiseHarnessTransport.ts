@@ -28,7 +28,6 @@ import {
   keepalive,
   MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
   RelayDataReceiver,
-  RelayDataSender,
   resumeFrame,
   WEBSOCKET_KEEPALIVE_INTERVAL_MS,
   WEBSOCKET_PONG_TIMEOUT_MS,
@@ -43,7 +42,9 @@ import {
   NoiseRelayHarnessProtocolError,
   NoiseRelayStreamResetError,
 } from './noiseHarnessErrors.js';
+import { NoiseRecordSender } from './noiseRecordSender.js';
 import { requestTraceContext } from './noiseTraceContext.js';
+import { decodeUtf8Strict } from './noiseUtf8.js';
 import type { Transport } from './transport.js';
 
 /** `DEFAULT_REMOTE_EXEC_SERVER_CONNECT_TIMEOUT`: WebSocket open deadline. */
@@ -65,8 +66,6 @@ export interface NoiseHarnessOptions {
   /** Stream id to claim; default a fresh lowercase UUIDv4 (tests only). */
   streamId?: string;
 }
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Cold: opens the rendezvous WebSocket from the bundle, resume + handshake on a fresh UUIDv4
@@ -289,7 +288,7 @@ export function connectNoiseHarness(
 /** The socket after `open`: writes frames, and once the channel exists runs the transport. */
 class HarnessConnection {
   private readonly incoming = new Subject<string>();
-  private sender: RelayDataSender | undefined;
+  private sender: NoiseRecordSender | undefined;
   private receiver: RelayDataReceiver | undefined;
   private keepaliveSubscription: Subscription | undefined;
   private finished = false;
@@ -316,7 +315,7 @@ class HarnessConnection {
     },
     keepaliveSubscription: Subscription,
   ): void {
-    this.sender = new RelayDataSender(this.streamId, channel.send);
+    this.sender = new NoiseRecordSender(this.streamId, channel.send);
     this.receiver = new RelayDataReceiver(channel.receive);
     this.keepaliveSubscription = keepaliveSubscription;
   }
@@ -435,11 +434,9 @@ class HarnessConnection {
 }
 
 function decodeUtf8(bytes: Uint8Array): string {
-  try {
-    return utf8.decode(bytes);
-  } catch (error) {
-    throw protocolError('Noise relay JSON-RPC message is not valid UTF-8', { cause: error });
-  }
+  const text = decodeUtf8Strict(bytes);
+  if (text === undefined) throw protocolError('Noise relay JSON-RPC message is not valid UTF-8');
+  return text;
 }
 
 function protocolError(

@@ -6,16 +6,11 @@
 import { Subject } from 'rxjs';
 import type { NoiseChannel } from '../../noise/index.js';
 import { ProtocolError } from '../../protocol/errors.js';
-import {
-  RelayDataReceiver,
-  RelayDataSender,
-  type RelayDataFrame,
-  type RelayFrame,
-} from '../../relay/index.js';
+import { RelayDataReceiver, type RelayDataFrame, type RelayFrame } from '../../relay/index.js';
+import { NoiseRecordSender } from '../../transport/noiseRecordSender.js';
 import { requestTraceContext } from '../../transport/noiseTraceContext.js';
+import { decodeUtf8Strict } from '../../transport/noiseUtf8.js';
 import type { Transport } from '../../transport/transport.js';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface RelayStreamHost {
   /** Queues one frame on the shared socket. */
@@ -26,7 +21,7 @@ export interface RelayStreamHost {
 
 export class RelayStream implements Transport {
   private readonly incoming = new Subject<string>();
-  private readonly sender: RelayDataSender;
+  private readonly sender: NoiseRecordSender;
   private readonly receiver: RelayDataReceiver;
   private ended = false;
 
@@ -37,7 +32,7 @@ export class RelayStream implements Transport {
     channel: NoiseChannel,
     private readonly host: RelayStreamHost,
   ) {
-    this.sender = new RelayDataSender(streamId, channel.send);
+    this.sender = new NoiseRecordSender(streamId, channel.send);
     this.receiver = new RelayDataReceiver(channel.receive);
   }
 
@@ -49,13 +44,9 @@ export class RelayStream implements Transport {
   receive(frame: RelayDataFrame): void {
     if (this.ended) return;
     for (const bytes of this.receiver.receive(frame)) {
-      let text: string;
-      try {
-        text = utf8.decode(bytes);
-      } catch (error) {
-        throw new ProtocolError('Noise relay JSON-RPC message is not valid UTF-8', {
-          cause: error,
-        });
+      const text = decodeUtf8Strict(bytes);
+      if (text === undefined) {
+        throw new ProtocolError('Noise relay JSON-RPC message is not valid UTF-8');
       }
       this.incoming.next(text);
       if (this.ended) return;

@@ -1,0 +1,57 @@
+/**
+ * The sending half of a Noise relay stream's transport phase (noise-relay.md §5.2–5.3), tuned
+ * for large messages: the JSON text is written once, straight after its 4-byte length prefix,
+ * into one buffer whose 61440-byte slices are the records, so no record is copied before it is
+ * encrypted. Records, seqs and frames are exactly those of the relay layer's
+ * `RelayDataSender` (each message chunked on its own; seq from 0 = the AEAD nonce).
+ */
+import {
+  dataFrame,
+  LENGTH_PREFIX_BYTES,
+  MAX_NOISE_JSONRPC_MESSAGE_LEN,
+  NOISE_RECORD_PLAINTEXT_LEN,
+  OutboundSequence,
+  RelayProtocolError,
+  type RecordCipher,
+  type RelayDataFrame,
+  type RelayTraceContext,
+} from '../relay/index.js';
+
+export class NoiseRecordSender {
+  private readonly sequence = new OutboundSequence();
+
+  constructor(
+    readonly streamId: string,
+    private readonly cipher: Pick<RecordCipher, 'encrypt'>,
+  ) {}
+
+  /**
+   * The data frames of one JSON-RPC text, in send order. Throws `RelayProtocolError` for an
+   * empty or oversize message (over 64 MiB) and when the sequence space is exhausted.
+   */
+  send(message: string, trace?: RelayTraceContext): RelayDataFrame[] {
+    const length = Buffer.byteLength(message, 'utf8');
+    if (length > MAX_NOISE_JSONRPC_MESSAGE_LEN) {
+      throw new RelayProtocolError('Noise relay JSON-RPC message exceeds maximum length');
+    }
+    if (length === 0)
+      throw new RelayProtocolError('Noise relay JSON-RPC message has invalid length');
+    // allocUnsafe is safe here: every byte is written below before anything reads it.
+    const framed = Buffer.allocUnsafe(LENGTH_PREFIX_BYTES + length);
+    framed.writeUInt32BE(length, 0);
+    framed.write(message, LENGTH_PREFIX_BYTES, 'utf8');
+    const frames: RelayDataFrame[] = [];
+    for (let offset = 0; offset < framed.length; offset += NOISE_RECORD_PLAINTEXT_LEN) {
+      const record = framed.subarray(offset, offset + NOISE_RECORD_PLAINTEXT_LEN);
+      frames.push(
+        dataFrame(
+          this.streamId,
+          this.sequence.take(),
+          this.cipher.encrypt(record),
+          offset === 0 ? trace : undefined,
+        ),
+      );
+    }
+    return frames;
+  }
+}
