@@ -94,6 +94,7 @@ describe('codex exec-server --remote 0.169.0 reconnecting through our rendezvous
 
     // Someone else registers the environment: the binary's socket is closed (4000) and its
     // URL goes stale.
+    const originalKey = rendezvous.environment(executor.environmentId)?.executorPublicKey;
     const usurper = new EnvironmentRegistryClient({ baseUrl: rendezvous.url, bearerToken: TOKEN });
     await within(
       usurper.register(executor.environmentId, NoiseChannelIdentity.generate().toJSON()),
@@ -118,6 +119,8 @@ describe('codex exec-server --remote 0.169.0 reconnecting through our rendezvous
     expect(rendezvous.environment(executor.environmentId)?.attachedRegistrationId).toBe(
       attached.registrationId,
     );
+    // Same process identity: the re-registration carries the key it registered first.
+    expect(rendezvous.environment(executor.environmentId)?.executorPublicKey).toEqual(originalKey);
     // The stream of the old socket was reset to our harness; recover on a fresh bundle.
     await within(client.state$.pipe(filter((state) => state === 'recovering')));
     await lastValueFrom(

@@ -5,8 +5,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { tmpdir } from 'node:os';
-import { type Observable, firstValueFrom, lastValueFrom, switchMap, timeout, toArray } from 'rxjs';
+import {
+  type Observable,
+  filter,
+  firstValueFrom,
+  lastValueFrom,
+  switchMap,
+  timeout,
+  toArray,
+} from 'rxjs';
 import { ExecServerClient } from '../../src/client/index.js';
+import { NoiseChannelIdentity } from '../../src/noise/index.js';
+import { EnvironmentRegistryClient } from '../../src/registry/index.js';
+import { startRemoteExecServer } from '../../src/server/relay/remoteEnvironment.js';
 import {
   startRendezvous,
   type Rendezvous,
@@ -89,5 +100,66 @@ describe('our harness ↔ rendezvous ↔ our TypeScript executor', () => {
         : [],
     );
     expect(toExecutor).toEqual(['resume', 'handshake']);
+  });
+});
+
+describe('startRemoteExecServer (--remote mode) through our rendezvous', () => {
+  it('registers, attaches, serves a harness, and re-registers after being superseded', async () => {
+    const environmentId = `remote-${crypto.randomUUID()}`;
+    const attached = () =>
+      within(
+        rendezvous.events.pipe(
+          filter(
+            (event) => event.type === 'executor-attached' && event.environmentId === environmentId,
+          ),
+        ),
+      );
+    const firstAttach = attached();
+    const remote = await startRemoteExecServer({
+      registryUrl: rendezvous.url,
+      environmentId,
+      apiKey: TOKEN,
+      backoff: { initialMs: 50, maxMs: 200 },
+    });
+    try {
+      expect(await firstAttach).toMatchObject({
+        registrationId: remote.registration.executorRegistrationId,
+      });
+      const run = async (): Promise<string> => {
+        const client = await within(
+          rendezvousHarness(rendezvous, environmentId, TOKEN)
+            .connect()
+            .pipe(
+              switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'ts' })),
+            ),
+        );
+        clients.push(client);
+        const handle = await within(
+          client.startProcess({
+            argv: ['sh', '-c', 'printf remote'],
+            cwd: tmpdir(),
+            env: { PATH: '/usr/bin:/bin' },
+          }),
+        );
+        const out = await lastValueFrom(handle.stdout$.pipe(toArray(), timeout(10_000)));
+        return Buffer.concat(out).toString();
+      };
+      expect(await run()).toBe('remote');
+
+      const secondAttach = attached();
+      const usurper = new EnvironmentRegistryClient({
+        baseUrl: rendezvous.url,
+        bearerToken: TOKEN,
+      });
+      await within(usurper.register(environmentId, NoiseChannelIdentity.generate().toJSON()));
+      const again = await secondAttach;
+      expect(again).toMatchObject({ registrationId: remote.registration.executorRegistrationId });
+      expect(rendezvous.environment(environmentId)?.executorPublicKey).toEqual(
+        remote.identity.toJSON(),
+      );
+      expect(await run()).toBe('remote');
+    } finally {
+      await remote.close();
+    }
   });
 });
