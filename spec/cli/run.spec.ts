@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertBuilt, killRunningClis, runCli } from './support/runCli.js';
+import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
 
 beforeAll(assertBuilt);
 afterEach(killRunningClis);
@@ -67,5 +67,13 @@ describe('execrx run (embedded executor)', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^execrx: cannot start `\/nonexistent\/program`: .*No such file/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('forwards stdin to `cat`, which keeps waiting (no remote EOF) until Ctrl-C', async () => {
+    const cli = startCli(['run', '--', 'cat'], { input: 'line one\nline two\n' });
+    await cli.waitForStdout('line two\n');
+    cli.child.kill('SIGINT');
+    const result = await cli.result;
+    expect(result).toMatchObject({ code: 130, stdout: 'line one\nline two\n' });
   });
 });

@@ -64,4 +64,22 @@ describe('execrx run --url', () => {
     );
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('fails with one line when the executor restarted and the session is gone', async () => {
+    const first = startCli(['serve']);
+    await first.waitForStdout('\n');
+    const url = first.stdoutSoFar().split('\n')[0] as string;
+    const run = startCli(['run', '--url', url, '--', 'sh', '-c', 'echo started; sleep 20']);
+    await run.waitForStdout('started\n');
+    first.child.kill('SIGTERM'); // kills its processes and drops the connection
+    await first.result;
+    const second = startCli(['serve', '--listen', url]);
+    await second.waitForStdout('\n');
+    const result = await run.result;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^execrx: could not reconnect to ws:\/\/127\.0\.0\.1:\d+: .*unknown session id/,
+    );
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
 });
