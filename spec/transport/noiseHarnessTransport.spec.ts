@@ -2,14 +2,19 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { firstValueFrom, lastValueFrom, reduce, switchMap, toArray } from 'rxjs';
+import { firstValueFrom, lastValueFrom, reduce, toArray } from 'rxjs';
 import { ExecServerClient } from '../../src/client/index.js';
-import { NoiseChannelIdentity, NoiseHandshakeError } from '../../src/noise/index.js';
+import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { DisconnectedError } from '../../src/protocol/errors.js';
 import { connectNoiseHarness } from '../../src/transport/noiseHarnessTransport.js';
 import { NoiseRelayStreamResetError } from '../../src/transport/noiseHarnessErrors.js';
 import type { Transport } from '../../src/transport/transport.js';
-import { startNoiseExecServer, type RunningNoiseExecServer } from '../support/noiseExecServer.js';
+import {
+  providerFor,
+  startNoiseExecServer,
+  TestHarnessKeyValidator,
+  type RunningNoiseExecServer,
+} from '../support/noiseExecServer.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -134,11 +139,7 @@ describe('connectNoiseHarness against our direct-Noise executor', () => {
     expect(server.server.socketCount).toBe(0);
   });
 
-  it('exposes NoiseHandshakeError as a typed export', () => {
-    expect(new NoiseHandshakeError('decrypt', 'x')).toBeInstanceOf(Error);
-  });
-
-  it('collects messages in order (smoke)', async () => {
+  it("delivers the executor's answers on incoming$ and completes it on close()", async () => {
     const server = await executor();
     const transport = await connect(server);
     const replies = transport.incoming$.pipe(toArray());
@@ -151,6 +152,44 @@ describe('connectNoiseHarness against our direct-Noise executor', () => {
       id: 1,
       result: { sessionId: expect.any(String) },
     });
-    void switchMap;
+  });
+
+  it('waits for a stalled validation (test validator) and completes once it is released', async () => {
+    const validator = new TestHarnessKeyValidator({ stallHandshake: true });
+    const server = await executor({ validator });
+    let settled = false;
+    const connecting = firstValueFrom(
+      connectNoiseHarness(server.bundle(), NoiseChannelIdentity.generate()),
+    ).finally(() => (settled = true));
+    await validator.started.notified();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    validator.releaseHandshake();
+    const transport = await connecting;
+    cleanups.push(() => transport.close());
+    expect(validator.calls).toHaveLength(1);
+  });
+
+  it('serves bundles from the test provider, whose lookups can be blocked and retargeted', async () => {
+    const first = await executor();
+    const second = await executor();
+    const provider = providerFor(first);
+    const identity = NoiseChannelIdentity.generate();
+    const blocked = provider.blockNextLookup();
+    const lookup = firstValueFrom(provider.connectBundle(identity.toJSON()));
+    await provider.lookupStarted.notified();
+    provider.target = second.target;
+    blocked.release();
+    const bundle = await lookup;
+    expect(bundle.websocketUrl).toBe(second.url);
+    const transport = await firstValueFrom(connectNoiseHarness(bundle, identity));
+    cleanups.push(() => transport.close());
+    const failing = provider.blockNextLookup();
+    const failed = firstValueFrom(provider.connectBundle(identity.toJSON())).catch(
+      (e: unknown) => e,
+    );
+    failing.fail();
+    expect(await failed).toBeInstanceOf(Error);
+    expect(provider.lookups).toHaveLength(2);
   });
 });
