@@ -15,10 +15,11 @@ import {
   ProvisioningFailedError,
   ProvisioningModeConflictError,
   noiseRendezvous,
+  type ConnectionAttemptReport,
   webSocketUrl,
 } from '../../src/environment/index.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
-import { ProtocolError } from '../../src/protocol/errors.js';
+import { DisconnectedError, ProtocolError } from '../../src/protocol/errors.js';
 import { startExecServer } from '../../src/server/index.js';
 import { startDirectNoiseExecServer } from '../../src/server/relay/index.js';
 import {
@@ -99,6 +100,8 @@ describe('LazyRemoteExecServerClient over plain WebSocket', () => {
   it('connects on first use; concurrent get() callers share one attempt and one session', async () => {
     const proxy = await droppingProxy(await plainExecutor());
     const client = track(new LazyRemoteExecServerClient(webSocketUrl(proxy.url)));
+    const attempts: ConnectionAttemptReport[] = [];
+    client.connectionAttempts$.subscribe((report) => attempts.push(report));
     expect(client.connectionState).toBe('Disconnected');
     expect(proxy.connections).toBe(0);
     const [first, second] = await Promise.all([
@@ -109,6 +112,21 @@ describe('LazyRemoteExecServerClient over plain WebSocket', () => {
     expect(proxy.connections).toBe(1);
     expect(client.connectionState).toBe('Connected');
     expect(await firstValueFrom(client.get())).toBe(first);
+    expect(attempts).toEqual([{ outcome: 'success', elapsedMs: expect.any(Number) }]);
+  });
+
+  it('close() retires the session, fails waiting refreshes and refuses new work', async () => {
+    const executor = await startTestExecutor();
+    const registry = new TestRegistry(executor.target);
+    const { client } = noiseClient(registry);
+    const session = await firstValueFrom(client.get());
+    registry.blockNextLookup();
+    const refresh = lastValueFrom(client.refreshConnection(), { defaultValue: undefined });
+    client.close();
+    await expect(refresh).rejects.toThrow('exec-server environment client was closed');
+    expect(session.state).toBe('retired');
+    expect(client.connectionState).toBe('Disconnected');
+    await expect(firstValueFrom(client.get())).rejects.toBeInstanceOf(DisconnectedError);
   });
 
   it('publishes Disconnected → Connected, then Disconnected → Connected around a recovered drop', async () => {
@@ -169,6 +187,8 @@ describe('LazyRemoteExecServerClient over Noise', () => {
     const executor = await startTestExecutor();
     const registry = new TestRegistry(executor.target);
     const { client } = noiseClient(registry);
+    const attempts: ConnectionAttemptReport[] = [];
+    client.connectionAttempts$.subscribe((report) => attempts.push(report));
     registry.blockNextLookup().fail();
     const first = await firstValueFrom(client.get()).catch((error: unknown) => error);
     const second = await firstValueFrom(client.get()).catch((error: unknown) => error);
@@ -176,6 +196,7 @@ describe('LazyRemoteExecServerClient over Noise', () => {
     expect(second).toBe(first);
     expect(client.readinessResult).toEqual({ ready: false, error: first });
     expect(registry.lookups).toBe(1);
+    expect(attempts.map((report) => report.outcome)).toEqual(['failure']);
   });
 
   it('a retryable startup failure does not burn the environment: the next get() retries', async () => {
@@ -258,6 +279,8 @@ describe('LazyRemoteExecServerClient over Noise', () => {
     const other = await startTestExecutor();
     const registry = new TestRegistry(stalled.target);
     const { client, harness } = noiseClient(registry);
+    const attempts: ConnectionAttemptReport[] = [];
+    client.connectionAttempts$.subscribe((report) => attempts.push(report));
     const initial = firstValueFrom(client.get()).catch((error: unknown) => error);
     await validator.started;
     registry.target = other.target;
@@ -272,6 +295,8 @@ describe('LazyRemoteExecServerClient over Noise', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await firstValueFrom(client.get())).toBe(installed);
     expect(harness.transports).toHaveLength(1);
+    // Only the initial attempt is reported; the refresh's own attempt is not.
+    expect(attempts.map((report) => report.outcome)).toEqual(['cancelled']);
   });
 });
 

@@ -1,6 +1,8 @@
 /** The environment layer: one lazily connected, self-recovering, refreshable session per environment. */
 export {
   LazyRemoteExecServerClient,
+  type ConnectionAttemptOutcome,
+  type ConnectionAttemptReport,
   type LazyRemoteClientOptions,
   type ReadinessResult,
 } from './lazyRemoteClient.js';

@@ -6,6 +6,8 @@
  */
 import {
   BehaviorSubject,
+  asyncScheduler,
+  tap,
   Observable,
   Subject,
   type SchedulerLike,
@@ -53,6 +55,16 @@ export interface LazyRemoteClientOptions {
   readonly refreshLookupTimeoutMs?: number;
 }
 
+/** How an initial connection attempt ended. */
+export type ConnectionAttemptOutcome = 'success' | 'failure' | 'cancelled';
+
+export interface ConnectionAttemptReport {
+  readonly outcome: ConnectionAttemptOutcome;
+  /** From the attempt's start (including the registry lookup) to its outcome. */
+  readonly elapsedMs: number;
+  readonly error?: unknown;
+}
+
 interface RefreshOutcome {
   readonly ticket: number;
   readonly error?: unknown;
@@ -67,6 +79,7 @@ export class LazyRemoteExecServerClient {
   private readonly refreshOutcomes = new Subject<RefreshOutcome>();
   private readonly refreshes: Subscription;
   private refreshTickets = 0;
+  private readonly attempts = new Subject<ConnectionAttemptReport>();
   private closed = false;
 
   constructor(
@@ -91,6 +104,14 @@ export class LazyRemoteExecServerClient {
   /** `Connected` while an installed session has a live transport; replays the current value. */
   get connectionState$(): Observable<EnvironmentConnectionState> {
     return this.state.asObservable();
+  }
+
+  /**
+   * One report per initial connection attempt (no session installed yet, not from a
+   * refresh): `success`, `failure` (with the error) or `cancelled` (superseded or closed).
+   */
+  get connectionAttempts$(): Observable<ConnectionAttemptReport> {
+    return this.attempts.asObservable();
   }
 
   /** The current connection state. */
@@ -129,6 +150,7 @@ export class LazyRemoteExecServerClient {
    */
   get(): Observable<ExecServerClient> {
     return defer(() => {
+      if (this.closed) return throwError(() => closedError());
       const current = this.current;
       if (current && !current.isFailed) return of(current.client);
       if (current) return this.reconnect();
@@ -167,7 +189,9 @@ export class LazyRemoteExecServerClient {
 
   /** Waits for the first connection (the startup attempt), without the client. */
   waitUntilReady(): Observable<void> {
-    return this.initialClient().pipe(map(() => undefined));
+    return defer(() => (this.closed ? throwError(() => closedError()) : this.initialClient())).pipe(
+      map(() => undefined),
+    );
   }
 
   /**
@@ -175,10 +199,16 @@ export class LazyRemoteExecServerClient {
    * (not failed and the same executor key, even under a renewed registration id) or retire it
    * and connect to the executor the registry names, then a live `environment/status` probe
    * that never waits for recovery. A failed lookup changes nothing. Completes when a refresh
-   * issued at or after this call has finished; errors with its error.
+   * issued at or after this call has finished; errors with its error. A newer refresh
+   * supersedes this one's stale lookup or handshake, and this caller then completes with the
+   * newer one. Unsubscribing stops waiting but does not cancel the refresh.
    */
   refreshConnection(): Observable<void> {
     return new Observable<void>((subscriber) => {
+      if (this.closed) {
+        subscriber.error(closedError());
+        return undefined;
+      }
       const ticket = ++this.refreshTickets;
       const subscription = this.refreshOutcomes
         .pipe(
@@ -198,6 +228,8 @@ export class LazyRemoteExecServerClient {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    // Callers still waiting for a refresh learn that it will not happen.
+    this.refreshOutcomes.next({ ticket: Number.POSITIVE_INFINITY, error: closedError() });
     this.refreshes.unsubscribe();
     this.startup.cancel();
     this.reconnectAttempt?.cancel();
@@ -205,6 +237,7 @@ export class LazyRemoteExecServerClient {
     this.current?.retire();
     this.state.next('Disconnected');
     this.state.complete();
+    this.attempts.complete();
   }
 
   // ---------------------------------------------------------------------------------------
@@ -253,27 +286,30 @@ export class LazyRemoteExecServerClient {
 
   private connectOnce(attempt: ConnectionAttempt): Observable<ExecServerClient> {
     const result = attempt.run(() =>
-      defer(() =>
-        connectSession(this.transportParams, {
-          ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
-          ...(attempt.prefetchedBundle ? { prefetchedBundle: attempt.prefetchedBundle } : {}),
-        }),
-      ).pipe(
-        map((connected) => {
-          const session = new ManagedSession(connected, {
-            ...(this.options.recoveryTimeoutMs === undefined
-              ? {}
-              : { recoveryTimeoutMs: this.options.recoveryTimeoutMs }),
+      this.observeAttempt(
+        attempt,
+        defer(() =>
+          connectSession(this.transportParams, {
             ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
-          });
-          if (attempt.cancelled || this.closed) {
-            // Lost the race with a refresh: never install, never leave it running.
-            session.retire();
-            throw new DisconnectedError(DisconnectReason.superseded);
-          }
-          this.install(session);
-          return session;
-        }),
+            ...(attempt.prefetchedBundle ? { prefetchedBundle: attempt.prefetchedBundle } : {}),
+          }),
+        ).pipe(
+          map((connected) => {
+            const session = new ManagedSession(connected, {
+              ...(this.options.recoveryTimeoutMs === undefined
+                ? {}
+                : { recoveryTimeoutMs: this.options.recoveryTimeoutMs }),
+              ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
+            });
+            if (attempt.cancelled || this.closed) {
+              // Lost the race with a refresh: never install, never leave it running.
+              session.retire();
+              throw new DisconnectedError(DisconnectReason.superseded);
+            }
+            this.install(session);
+            return session;
+          }),
+        ),
       ),
     );
     return result.pipe(
@@ -286,6 +322,39 @@ export class LazyRemoteExecServerClient {
         return session.client;
       }),
     );
+  }
+
+  /**
+   * Reports initial attempts (no installed session, no refresh-supplied bundle) on
+   * `connectionAttempts$`, with the time from the attempt's start to its outcome.
+   */
+  private observeAttempt(
+    attempt: ConnectionAttempt,
+    source: Observable<ManagedSession>,
+  ): Observable<ManagedSession> {
+    if (this.current !== undefined || attempt.prefetchedBundle !== undefined) return source;
+    return defer(() => {
+      const now = () => (this.options.scheduler ?? asyncScheduler).now();
+      const startedAt = now();
+      let reported = false;
+      const report = (outcome: ConnectionAttemptOutcome, error?: unknown) => {
+        if (reported) return;
+        reported = true;
+        this.attempts.next({
+          outcome,
+          elapsedMs: now() - startedAt,
+          ...(error === undefined ? {} : { error }),
+        });
+      };
+      return source.pipe(
+        tap({
+          next: () => report('success'),
+          error: (error: unknown) =>
+            report(attempt.cancelled || this.closed ? 'cancelled' : 'failure', error),
+          unsubscribe: () => report('cancelled'),
+        }),
+      );
+    });
   }
 
   private install(session: ManagedSession): void {
@@ -351,6 +420,10 @@ export class LazyRemoteExecServerClient {
 /** The live `environment/status` round trip that decides a refresh. */
 function probe(client: ExecServerClient): Observable<void> {
   return client.environmentStatus().pipe(map((): void => undefined));
+}
+
+function closedError(): DisconnectedError {
+  return new DisconnectedError('exec-server environment client was closed');
 }
 
 function isTerminal(client: ExecServerClient): boolean {
