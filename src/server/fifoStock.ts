@@ -1,19 +1,19 @@
 /**
- * Named pipes (FIFOs) made ahead of time, one session's supply for its children's stdio
- * (`stdioPipes.ts`). Node has no pipe(2) or mkfifo(2), and one `mkfifo` process costs
- * 3–10 ms, too much to pay on every `process/start`; so one `mkfifo` run makes a batch in a
- * private directory (mode 0700, FIFOs 0600), refilled in the background when the stock runs
- * low. Every FIFO is used once: opened, then unlinked. `dispose` removes the directory.
+ * Named pipes (FIFOs) made ahead of time, for pipe-mode children's stdio (`stdioPipes.ts`).
+ * Node has no pipe(2) or mkfifo(2), and one `mkfifo` process costs 3–10 ms, too much to pay
+ * on every `process/start`; so one `mkfifo` run makes a batch in a private directory (mode
+ * 0700, FIFOs 0600), refilled in the background when the stock runs low. Every FIFO is used
+ * once: opened, then unlinked. `dispose` removes the directory.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** FIFOs per `mkfifo` run: eight starts with `pipeStdin`. */
-const BATCH_SIZE = 24;
+/** FIFOs per `mkfifo` run: 32 starts with `pipeStdin`, so its fork is rare. */
+const BATCH_SIZE = 96;
 /** Below this many, a refill starts, so a start seldom waits for one. */
-const LOW_WATER = 9;
+const LOW_WATER = 24;
 
 function makeFifos(paths: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -54,7 +54,7 @@ export class FifoStock {
   }
 
   private refill(): Promise<void> {
-    if (this.disposed) return Promise.reject(new Error('the session was shut down'));
+    if (this.disposed) return Promise.reject(new Error('the executor is shutting down'));
     this.refilling ??= this.makeBatch().finally(() => {
       this.refilling = undefined;
     });
@@ -87,4 +87,33 @@ export class FifoStock {
     rmSync(this.directory, { recursive: true, force: true });
     this.directory = undefined;
   }
+}
+
+export interface FifoStockLease {
+  readonly stock: FifoStock;
+  /** Ends this user's share; the last one disposes the stock. Idempotent. */
+  release(): void;
+}
+
+let shared: { stock: FifoStock; users: number } | undefined;
+
+/**
+ * The executor-wide stock, shared by every live session, so only the first pipe-mode start
+ * (not the first of every session) waits for `mkfifo`. Disposed when the last session ends.
+ */
+export function acquireSharedFifoStock(): FifoStockLease {
+  const entry = (shared ??= { stock: new FifoStock(), users: 0 });
+  entry.users += 1;
+  let released = false;
+  return {
+    stock: entry.stock,
+    release: () => {
+      if (released) return;
+      released = true;
+      entry.users -= 1;
+      if (entry.users > 0) return;
+      entry.stock.dispose();
+      if (shared === entry) shared = undefined;
+    },
+  };
 }

@@ -6,7 +6,7 @@
 import { describeOsError } from './osError.js';
 import { childEnvironment } from './envPolicy.js';
 import { spawnChild } from './childProcess.js';
-import { FifoStock } from './fifoStock.js';
+import { acquireSharedFifoStock } from './fifoStock.js';
 import { cwdPath } from './hostPath.js';
 import { ManagedProcess, type ProcessEvent, type RetainedChunk } from './managedProcess.js';
 import type { ProcessStartParams } from './params.js';
@@ -42,8 +42,8 @@ function wireChunk(entry: RetainedChunk): { seq: number; stream: string; chunk: 
 export class ProcessManager {
   private readonly entries = new Map<string, Entry>();
   private readonly retentionTimers = new Set<NodeJS.Timeout>();
-  /** The session's supply of FIFOs for pipe-mode stdio. */
-  private readonly fifos = new FifoStock();
+  /** FIFOs for pipe-mode stdio, from the stock shared with the executor's other sessions. */
+  private readonly fifos = acquireSharedFifoStock();
 
   constructor(private readonly notify: Notify) {}
 
@@ -73,7 +73,7 @@ export class ProcessManager {
           arg0: params.arg0 ?? null,
           tty: params.tty,
           pipeStdin: params.pipeStdin ?? false,
-          fifos: this.fifos,
+          fifos: this.fifos.stock,
         },
         managed.events,
       );
@@ -222,6 +222,6 @@ export class ProcessManager {
     this.entries.clear();
     for (const timer of this.retentionTimers) clearTimeout(timer);
     this.retentionTimers.clear();
-    this.fifos.dispose();
+    this.fifos.release();
   }
 }
