@@ -155,6 +155,37 @@ describe('LazyRemoteExecServerClient over plain WebSocket', () => {
     expect(proxy.connections).toBe(2);
   });
 
+  it('after a drop only process/read and process/write are re-issued; other calls fail', async () => {
+    const proxy = await droppingProxy(await plainExecutor());
+    const client = track(new LazyRemoteExecServerClient(webSocketUrl(proxy.url)));
+    const session = await firstValueFrom(client.get());
+    const cat = await firstValueFrom(
+      session.startProcess({
+        argv: ['cat'],
+        cwd: '/tmp',
+        pipeStdin: true,
+        env: { PATH: '/usr/bin:/bin' },
+      }),
+    );
+    // Both calls are in flight when the connection drops (in the same tick: no answer can
+    // have been processed yet).
+    const read = firstValueFrom(cat.read({ afterSeq: 0, waitMs: 3000 }));
+    read.catch(() => undefined);
+    const metadata = firstValueFrom(session.fs.getMetadata('/tmp')).catch(
+      (error: unknown) => error,
+    );
+    proxy.drop();
+    const failed = await metadata;
+    expect(failed).toBeInstanceOf(DisconnectedError);
+    expect((failed as Error).message).toBe('exec-server transport disconnected');
+    await nextState(session, 'connected');
+    await firstValueFrom(cat.write('re-issued read sees this\n'));
+    const response = await read;
+    expect(Buffer.concat(response.chunks.map((chunk) => chunk.chunk)).toString()).toBe(
+      're-issued read sees this\n',
+    );
+  });
+
   it('fail-fast access never connects or waits: not ready, then live, then recovering', async () => {
     const proxy = await droppingProxy(await plainExecutor());
     const client = track(new LazyRemoteExecServerClient(webSocketUrl(proxy.url)));
