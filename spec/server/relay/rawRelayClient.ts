@@ -30,6 +30,18 @@ import {
 } from '../../../src/relay/index.js';
 import type { NoiseTarget } from '../../support/noiseExecServer.js';
 
+/** Where a raw relay socket goes and whose key its handshakes are encrypted to. */
+export interface RawRelayTarget {
+  readonly url: string;
+  readonly environmentId: string;
+  readonly registrationId: string;
+  readonly executorKey: NoiseChannelPublicKey;
+}
+
+function rawTarget(target: NoiseTarget | RawRelayTarget): RawRelayTarget {
+  return 'identity' in target ? { ...target, executorKey: target.identity.publicKey() } : target;
+}
+
 const FRAME_WAIT_MS = 5_000;
 
 export interface HandshakeOptions {
@@ -109,7 +121,7 @@ export class RawRelayClient {
 
   private constructor(
     readonly socket: WebSocket,
-    readonly target: NoiseTarget,
+    readonly target: RawRelayTarget,
   ) {
     this.closed = new Promise((resolve) => socket.once('close', (code) => resolve({ code })));
     socket.on('message', (data: Buffer) => {
@@ -126,9 +138,10 @@ export class RawRelayClient {
   }
 
   static async open(
-    target: NoiseTarget,
+    relayTarget: NoiseTarget | RawRelayTarget,
     options: { autoPong?: boolean } = {},
   ): Promise<RawRelayClient> {
+    const target = rawTarget(relayTarget);
     const socket = new WebSocket(target.url, {
       perMessageDeflate: false,
       maxPayload: MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
@@ -194,7 +207,7 @@ export class RawRelayClient {
       executorRegistrationId: options.registrationId ?? this.target.registrationId,
       streamId,
     });
-    const executorKey = options.executorKey ?? this.target.identity.publicKey();
+    const executorKey = options.executorKey ?? this.target.executorKey;
     const authorization = options.authorization ?? 'authorization';
     const initiator =
       typeof authorization !== 'string' && authorization.length > 4096
