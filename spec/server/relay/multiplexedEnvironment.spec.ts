@@ -118,15 +118,17 @@ describe('serveMultiplexedEnvironment', () => {
     );
   });
 
-  it('treats a validator error and a validation timeout as refusals', async () => {
-    const validator = new ScriptedValidator((id) =>
-      id === 'errors' ? throwError(() => new Error('registry down')) : NEVER,
-    );
+  it('treats a validator error, a throwing validator and a validation timeout as refusals', async () => {
+    const validator = new ScriptedValidator((id) => {
+      if (id === 'throws') throw new Error('validator bug');
+      return id === 'errors' ? throwError(() => new Error('registry down')) : NEVER;
+    });
     const harness = await start({ validator, limits: { validationTimeoutMs: 100 } });
     const client = await open(harness.server);
     expect(await client.handshake({ streamId: 'errors' }).reply).toBe('reset');
+    expect(await client.handshake({ streamId: 'throws' }).reply).toBe('reset');
     expect(await client.handshake({ streamId: 'stalls' }).reply).toBe('reset');
-    expect(counted(harness.events)).toBe(2);
+    expect(counted(harness.events)).toBe(3);
   });
 
   it('resets a wrong prologue, a wrong executor key and a tampered message 1 without validating', async () => {

@@ -103,7 +103,11 @@ export async function startDirectNoiseExecServer(
       void relay.then((reason) => {
         relays.delete(relay);
         sockets.delete(ws);
-        options.onSocketEnded?.(reason);
+        try {
+          options.onSocketEnded?.(reason);
+        } catch {
+          // An observer's bug must not become an unhandled rejection.
+        }
       });
     });
   });

@@ -12,6 +12,7 @@
 import {
   asyncScheduler,
   defaultIfEmpty,
+  defer,
   Subject,
   Subscription,
   take,
@@ -286,8 +287,14 @@ class MultiplexedEnvironment implements RelayStreamHost {
     this.pending.set(streamId, entry);
     const ms = this.limits.validationTimeoutMs;
     entry.subscription.add(
-      this.options.validator
-        .validateHarnessKey(request.initiatorPublicKey, request.authorization, streamId)
+      // defer: a validator that throws instead of erroring is a refusal, not a crash.
+      defer(() =>
+        this.options.validator.validateHarnessKey(
+          request.initiatorPublicKey,
+          request.authorization,
+          streamId,
+        ),
+      )
         .pipe(timeout({ first: ms, scheduler: this.scheduler }), take(1), defaultIfEmpty(false))
         .subscribe({
           next: (valid) =>
