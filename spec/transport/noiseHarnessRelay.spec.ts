@@ -277,6 +277,15 @@ describe('connectNoiseHarness handshake phase (scripted relay)', () => {
     expect((await peer.closed) > 0).toBe(true);
   });
 
+  it('refuses an authorization over 4096 bytes before sending anything', async () => {
+    const relay = await startRelay();
+    const error = await harness({ ...relay.bundle(), harnessKeyAuthorization: 'a'.repeat(4097) });
+    expect(error).toBeInstanceOf(DisconnectedError);
+    expect((error as Error).message).toMatch(
+      /^failed to start Noise relay handshake: Noise channel handshake failed: handshake payload is too large/,
+    );
+  });
+
   it('times out a handshake the relay never answers, and closes the socket', async () => {
     const relay = await startRelay();
     const connecting = harness(relay.bundle(), { handshakeTimeoutMs: 150 });

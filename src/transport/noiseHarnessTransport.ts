@@ -15,6 +15,7 @@ import WebSocket from 'ws';
 import {
   initiatorHandshake,
   NoiseChannelError,
+  NoiseChannelPublicKey,
   NoiseHandshakeError,
   nodeCryptoProvider,
   prologue,
@@ -88,26 +89,16 @@ export function connectNoiseHarness(
     const streamId = options.streamId ?? randomUUID();
     const url = bundle.websocketUrl;
 
-    // Message 1 first: a bad bundle fails before any socket is opened.
-    let handshake: NoiseInitiatorHandshake;
-    try {
-      handshake = initiatorHandshake({
-        identity,
-        responderPublicKey: bundle.executorPublicKey,
-        prologue: prologue({
-          environmentId: bundle.environmentId,
-          executorRegistrationId: bundle.executorRegistrationId,
-          streamId,
-        }),
-        authorization: bundle.harnessKeyAuthorization,
-        crypto,
+    const startFailed = (error: unknown): DisconnectedError =>
+      new DisconnectedError(`failed to start Noise relay handshake: ${errorMessage(error)}`, {
+        cause: error,
       });
+    // A bundle naming an unusable executor key fails before any socket is opened.
+    let executorKey: NoiseChannelPublicKey;
+    try {
+      executorKey = NoiseChannelPublicKey.fromJSON(bundle.executorPublicKey);
     } catch (error) {
-      subscriber.error(
-        new DisconnectedError(`failed to start Noise relay handshake: ${errorMessage(error)}`, {
-          cause: error,
-        }),
-      );
+      subscriber.error(startFailed(error));
       return undefined;
     }
 
@@ -119,6 +110,27 @@ export function connectNoiseHarness(
       });
     } catch (error) {
       subscriber.error(connectError(url, error));
+      return undefined;
+    }
+
+    // Message 1 is computed while the socket connects (both take milliseconds).
+    let handshake: NoiseInitiatorHandshake;
+    try {
+      handshake = initiatorHandshake({
+        identity,
+        responderPublicKey: executorKey,
+        prologue: prologue({
+          environmentId: bundle.environmentId,
+          executorRegistrationId: bundle.executorRegistrationId,
+          streamId,
+        }),
+        authorization: bundle.harnessKeyAuthorization,
+        crypto,
+      });
+    } catch (error) {
+      socket.on('error', () => undefined);
+      socket.terminate();
+      subscriber.error(startFailed(error));
       return undefined;
     }
     // Stays attached for the socket's whole life: aborting a CONNECTING socket emits 'error'.
