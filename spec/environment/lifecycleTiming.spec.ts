@@ -5,10 +5,11 @@
  * behaviour is covered by clientRefresh.spec.ts and recoveryFaults.spec.ts.
  */
 import { describe, expect, it } from '@jest/globals';
-import { Observable, throwError } from 'rxjs';
+import { Observable, of, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { ExecServerClient } from '../../src/client/index.js';
 import {
+  ConnectionAttemptError,
   LazyRemoteExecServerClient,
   noiseRendezvous,
   registryRecoveryRetryDelayMs,
@@ -22,7 +23,10 @@ import type {
 } from '../../src/environment/sessionConnector.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { ConnectError, ProtocolError } from '../../src/protocol/errors.js';
-import type { NoiseRendezvousConnectBundle } from '../../src/registry/index.js';
+import {
+  EnvironmentRegistryHttpError,
+  type NoiseRendezvousConnectBundle,
+} from '../../src/registry/index.js';
 import type { Transport } from '../../src/transport/transport.js';
 import { fakeConnection, type FakeExecutor } from '../client/support/fakeExecutor.js';
 import { toBundle } from './support/testRegistry.js';
@@ -291,6 +295,91 @@ describe('recovery timing', () => {
       expect(disconnects).toEqual(['exec-server transport disconnected: pong_timeout']);
       expect(reopened).toEqual([100]);
       expect(client.state).toBe('connected');
+    });
+  });
+});
+
+describe('initial Noise lookup', () => {
+  const offline = new EnvironmentRegistryHttpError(409, 'environment_offline', 'offline');
+
+  /** A provider failing the first `failures` lookups with `error`, recording lookup times. */
+  function flakyProvider(scheduler: TestScheduler, failures: number, error: Error) {
+    const times: number[] = [];
+    return {
+      times,
+      connectBundle: () =>
+        new Observable<NoiseRendezvousConnectBundle>((subscriber) => {
+          times.push(scheduler.now());
+          if (times.length <= failures) subscriber.error(error);
+          else {
+            subscriber.next(bundle);
+            subscriber.complete();
+          }
+        }),
+    };
+  }
+
+  it('retries a retryable registry error at most 4 times with registry backoff', () => {
+    const scheduler = testScheduler();
+    scheduler.run(() => {
+      const provider = flakyProvider(scheduler, 10, offline);
+      const client = new LazyRemoteExecServerClient(
+        noiseRendezvous(provider, harnessIdentity, { connectHarness: new FakeExecutors().connect }),
+      );
+      let failure: unknown;
+      client.get().subscribe({ error: (error: unknown) => (failure = error) });
+      scheduler.flush();
+      expect(provider.times).toHaveLength(5);
+      const gaps = provider.times.slice(1).map((time, index) => time - provider.times[index]!);
+      gaps.forEach((gap, attempt) => {
+        const base = registryRetryBaseDelayMs(attempt);
+        expect(gap).toBeGreaterThanOrEqual(base);
+        expect(gap).toBeLessThanOrEqual(base * 1.5);
+      });
+      expect(failure).toBeInstanceOf(ConnectionAttemptError);
+      expect((failure as ConnectionAttemptError).cause).toBe(offline);
+    });
+  });
+
+  it('a provisioned environment keeps retrying environment_offline past 4 retries', () => {
+    const scheduler = testScheduler();
+    scheduler.run(() => {
+      const provider = flakyProvider(scheduler, 8, offline);
+      const client = new LazyRemoteExecServerClient({
+        kind: 'deferred',
+        readiness$: of({ ok: true }),
+        transport: noiseRendezvous(provider, harnessIdentity, {
+          connectHarness: new FakeExecutors().connect,
+        }),
+      });
+      let connectedAt: number | undefined;
+      client.get().subscribe(() => (connectedAt = scheduler.now()));
+      scheduler.flush();
+      expect(provider.times).toHaveLength(9);
+      expect(connectedAt).toBe(provider.times.at(-1));
+      expect(connectedAt).toBeLessThan(5 * 60_000);
+      expect(client.connectionState).toBe('Connected');
+    });
+  });
+
+  it('a provisioned environment gives up on environment_offline after 5 minutes', () => {
+    const scheduler = testScheduler();
+    scheduler.run(() => {
+      const provider = flakyProvider(scheduler, Number.POSITIVE_INFINITY, offline);
+      const client = new LazyRemoteExecServerClient({
+        kind: 'deferred',
+        readiness$: of({ ok: true }),
+        transport: noiseRendezvous(provider, harnessIdentity, {
+          connectHarness: new FakeExecutors().connect,
+        }),
+      });
+      let failedAt: number | undefined;
+      client.get().subscribe({ error: () => (failedAt = scheduler.now()) });
+      scheduler.flush();
+      expect(failedAt).toBeDefined();
+      expect(failedAt).toBeLessThanOrEqual(5 * 60_000);
+      expect(failedAt).toBeGreaterThanOrEqual(5 * 60_000 - 7_500);
+      expect(provider.times.length).toBeGreaterThan(40);
     });
   });
 });

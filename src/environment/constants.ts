@@ -18,5 +18,7 @@ export const INITIAL_REGISTRY_MAX_RETRIES = 4;
 export const INITIAL_REGISTRY_REQUEST_TIMEOUT_MS = 6_000;
 /** Initial Noise connect: bound of all lookups together. */
 export const INITIAL_REGISTRY_OPERATION_TIMEOUT_MS = 14_000;
+/** A provisioned environment retries `environment_offline` this long after it became ready. */
+export const PROVISIONED_ENVIRONMENT_CONNECT_TIMEOUT_MS = 5 * 60_000;
 /** `clientName` sent by environment sessions. */
 export const ENVIRONMENT_CLIENT_NAME = 'codex-environment';

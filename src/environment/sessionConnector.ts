@@ -5,6 +5,7 @@
  */
 import {
   Observable,
+  asyncScheduler,
   defer,
   filter,
   map,
@@ -13,6 +14,7 @@ import {
   switchMap,
   take,
   throwError,
+  throwIfEmpty,
   timeout,
   timer,
   type SchedulerLike,
@@ -23,6 +25,7 @@ import { NoiseChannelPublicKey } from '../noise/public-key.js';
 import { DisconnectedError, ProtocolError } from '../protocol/errors.js';
 import {
   EnvironmentRegistryRequestError,
+  isEnvironmentOfflineError,
   isRetryableRegistryError,
   type NoiseRendezvousConnectBundle,
 } from '../registry/index.js';
@@ -36,6 +39,7 @@ import {
   INITIAL_REGISTRY_OPERATION_TIMEOUT_MS,
   INITIAL_REGISTRY_REQUEST_TIMEOUT_MS,
   INITIALIZE_TIMEOUT_MS,
+  PROVISIONED_ENVIRONMENT_CONNECT_TIMEOUT_MS,
   SESSION_RECOVERY_RETRY_INTERVAL_MS,
 } from './constants.js';
 import { ProvisioningFailedError } from './errors.js';
@@ -75,6 +79,8 @@ export interface ConnectOptions {
   readonly scheduler?: SchedulerLike;
   /** A bundle a refresh already looked up: used for the first connect instead of a lookup. */
   readonly prefetchedBundle?: NoiseRendezvousConnectBundle;
+  /** Provisioning reported ready: `environment_offline` is retried for 5 minutes. */
+  readonly provisioned?: boolean;
 }
 
 /** Cold: connects and initializes one new session (`resumeSessionId: null`). */
@@ -93,7 +99,7 @@ export function connectSession(
         take(1),
         switchMap((readiness) => {
           if (!readiness.ok) return throwError(() => new ProvisioningFailedError(readiness.error));
-          return connectSession(params.transport, options);
+          return connectSession(params.transport, { ...options, provisioned: true });
         }),
         (source) =>
           new Observable<ConnectedSession>((subscriber) => {
@@ -179,46 +185,62 @@ export function bundleExecutorKey(bundle: NoiseRendezvousConnectBundle): NoiseCh
 }
 
 /**
- * The initial lookup (spec §12.2 steps 1–2): each request bounded by 6 s, retryable registry
- * errors retried at most 4 times with registry backoff, everything within 14 s.
+ * The initial lookup (spec §12.2 steps 1–3): each request bounded by 6 s, retryable registry
+ * errors retried at most 4 times with registry backoff, everything within 14 s. A provisioned
+ * environment also retries `environment_offline` (409) until 5 minutes after it became ready.
  */
 function initialLookup(
   params: NoiseTransportParams,
   scheduler: SchedulerLike | undefined,
+  provisioned: boolean,
 ): Observable<NoiseRendezvousConnectBundle> {
   const backoffKey = randomUUID();
   const schedulerOption = scheduler ? { scheduler } : {};
+  const timedOut = (ms: number) =>
+    new EnvironmentRegistryRequestError(
+      'timeout',
+      `registry lookup timed out after ${formatDuration(ms)}`,
+    );
+  let ordinaryRetries = 0;
+  let offlineRetries = 0;
+  let offlineSince: number | undefined;
+  const now = () => (scheduler ?? asyncScheduler).now();
   return defer(() => params.provider.connectBundle(params.identity.publicKey().toJSON())).pipe(
     take(1),
+    throwIfEmpty(() => new ProtocolError('registry lookup returned no connect bundle')),
     timeout({
       first: INITIAL_REGISTRY_REQUEST_TIMEOUT_MS,
       ...schedulerOption,
-      with: () =>
-        throwError(
-          () =>
-            new EnvironmentRegistryRequestError(
-              'timeout',
-              `registry lookup timed out after ${formatDuration(INITIAL_REGISTRY_REQUEST_TIMEOUT_MS)}`,
-            ),
-        ),
+      with: () => throwError(() => timedOut(INITIAL_REGISTRY_REQUEST_TIMEOUT_MS)),
     }),
     retry({
-      count: INITIAL_REGISTRY_MAX_RETRIES,
-      delay: (error: unknown, retryCount) =>
-        isRetryableRegistryError(error)
-          ? timer(registryRecoveryRetryDelayMs(backoffKey, retryCount - 1), scheduler)
-          : throwError(() => error),
+      delay: (error: unknown) => {
+        if (provisioned && isEnvironmentOfflineError(error)) {
+          offlineSince ??= now();
+          if (now() - offlineSince >= PROVISIONED_ENVIRONMENT_CONNECT_TIMEOUT_MS) {
+            return throwError(() => error);
+          }
+          return timer(registryRecoveryRetryDelayMs(backoffKey, offlineRetries++), scheduler);
+        }
+        if (!isRetryableRegistryError(error) || ordinaryRetries >= INITIAL_REGISTRY_MAX_RETRIES) {
+          return throwError(() => error);
+        }
+        return timer(registryRecoveryRetryDelayMs(backoffKey, ordinaryRetries++), scheduler);
+      },
     }),
+    // The 14 s window bounds ordinary retries; an offline provisioned environment has 5 min.
     timeout({
-      first: INITIAL_REGISTRY_OPERATION_TIMEOUT_MS,
+      first: provisioned
+        ? PROVISIONED_ENVIRONMENT_CONNECT_TIMEOUT_MS
+        : INITIAL_REGISTRY_OPERATION_TIMEOUT_MS,
       ...schedulerOption,
       with: () =>
-        throwError(
-          () =>
-            new EnvironmentRegistryRequestError(
-              'timeout',
-              `registry lookup timed out after ${formatDuration(INITIAL_REGISTRY_OPERATION_TIMEOUT_MS)}`,
-            ),
+        throwError(() =>
+          timedOut(
+            provisioned
+              ? PROVISIONED_ENVIRONMENT_CONNECT_TIMEOUT_MS
+              : INITIAL_REGISTRY_OPERATION_TIMEOUT_MS,
+          ),
         ),
     }),
   );
@@ -256,7 +278,7 @@ function connectNoiseSession(
 ): Observable<ConnectedSession> {
   const lookup = options.prefetchedBundle
     ? of(options.prefetchedBundle)
-    : initialLookup(params, options.scheduler);
+    : initialLookup(params, options.scheduler, options.provisioned === true);
   return lookup.pipe(
     switchMap((bundle) => {
       const executorKey = bundleExecutorKey(bundle);

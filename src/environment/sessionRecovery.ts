@@ -14,12 +14,13 @@ import {
   take,
   tap,
   throwError,
+  throwIfEmpty,
   timeout,
   timer,
   type SchedulerLike,
 } from 'rxjs';
 import type { ExecServerClient } from '../client/execServerClient.js';
-import { TimeoutError } from '../protocol/errors.js';
+import { ProtocolError, TimeoutError } from '../protocol/errors.js';
 import { formatDuration } from '../transport/formatDuration.js';
 import { SESSION_RECOVERY_TIMEOUT_MS } from './constants.js';
 import { isRetryableRecoveryError } from './errors.js';
@@ -48,6 +49,7 @@ export function recoverSession(
   const scheduler = options.scheduler;
   const resumeOnce = defer(() => strategy.reopen()).pipe(
     take(1),
+    throwIfEmpty(() => new ProtocolError('reconnect strategy ended without a transport')),
     switchMap(({ transport, registrationId }) =>
       client.resume(transport).pipe(map(() => registrationId)),
     ),
