@@ -6,7 +6,7 @@
  * once: opened, then unlinked. `dispose` removes the directory.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -14,6 +14,46 @@ import { join } from 'node:path';
 const BATCH_SIZE = 96;
 /** Below this many, a refill starts, so a start seldom waits for one. */
 const LOW_WATER = 24;
+
+const DIRECTORY_PREFIX = 'execrx-stdio-';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the stock directories of executors that died without cleaning up (SIGKILL): they
+ * are named after their process id.
+ */
+function sweepAbandonedDirectories(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^execrx-stdio-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
+    try {
+      rmSync(join(parent, name), { recursive: true, force: true });
+    } catch {
+      /* not ours to remove (another user's, in a sticky /tmp) */
+    }
+  }
+}
+
+/** A fresh private directory for this process's stock. */
+function makeDirectory(): string {
+  const parent = tmpdir();
+  sweepAbandonedDirectories(parent);
+  return mkdtempSync(join(parent, `${DIRECTORY_PREFIX}${process.pid}-`));
+}
 
 function makeFifos(paths: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -34,8 +74,16 @@ export class FifoStock {
 
   /** `count` unused FIFO paths; the caller opens and unlinks them. */
   async take(count: number): Promise<string[]> {
-    // Each refill adds BATCH_SIZE ≥ count, so this loop ends unless a refill fails (it throws).
-    while (this.ready.length < count) await this.refill();
+    // Each refill adds BATCH_SIZE ≥ count, so this loop ends; a failed refill (the directory
+    // was swept away under us, say) is retried once in a fresh directory.
+    for (let failures = 0; this.ready.length < count;) {
+      try {
+        await this.refill();
+      } catch (error) {
+        failures += 1;
+        if (failures > 1 || this.disposed) throw error;
+      }
+    }
     const taken = this.ready.splice(0, count);
     if (this.ready.length < LOW_WATER) this.refill().catch(() => undefined);
     return taken;
@@ -62,7 +110,7 @@ export class FifoStock {
   }
 
   private async makeBatch(): Promise<void> {
-    this.directory ??= mkdtempSync(join(tmpdir(), 'execrx-stdio-'));
+    this.directory ??= makeDirectory();
     const directory = this.directory;
     const paths = Array.from({ length: BATCH_SIZE }, () => {
       this.made += 1;
