@@ -492,8 +492,11 @@ describe('connectNoiseHarness transport phase (scripted relay)', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(peer.pings).toBeGreaterThanOrEqual(3);
     peer.answerPings = false;
+    // Other traffic is not liveness: frames keep arriving, the deadline still passes.
+    const traffic = setInterval(() => peer.send(resetFrame('another-stream')), 10);
     const started = Date.now();
     const error = await outcome;
+    clearInterval(traffic);
     expect(error).toBeInstanceOf(PongTimeoutError);
     expect(error).toBeInstanceOf(DisconnectedError);
     expect(Date.now() - started).toBeLessThan(2000);

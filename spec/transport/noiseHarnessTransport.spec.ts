@@ -154,6 +154,19 @@ describe('connectNoiseHarness against our direct-Noise executor', () => {
     });
   });
 
+  it('reports the reset sent when the executor closes the connection as "Noise relay stream reset"', async () => {
+    const server = await executor();
+    const transport = await connect(server);
+    const outcome = lastValueFrom(transport.incoming$).catch((error: unknown) => error);
+    transport.send(JSON.stringify({ id: 1, method: 'initialize', params: { clientName: 'x' } }));
+    transport.send(JSON.stringify({ method: 'initialized' }));
+    // The executor closes a connection on an unknown notification, as codex 0.169.0 does.
+    transport.send(JSON.stringify({ method: 'no/such-notification' }));
+    const error = await outcome;
+    expect(error).toBeInstanceOf(NoiseRelayStreamResetError);
+    expect((error as NoiseRelayStreamResetError).duringHandshake).toBe(false);
+  });
+
   it('waits for a stalled validation (test validator) and completes once it is released', async () => {
     const validator = new TestHarnessKeyValidator({ stallHandshake: true });
     const server = await executor({ validator });
