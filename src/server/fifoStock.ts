@@ -48,6 +48,15 @@ function sweepAbandonedDirectories(parent: string): void {
   }
 }
 
+/** Never throws: it runs on shutdown paths; a refill in flight removes its directory again. */
+function removeQuietly(directory: string): void {
+  try {
+    rmSync(directory, { recursive: true, force: true });
+  } catch {
+    /* e.g. ENOTEMPTY while `mkfifo` is still adding to it */
+  }
+}
+
 /** A fresh private directory for this process's stock. */
 function makeDirectory(): string {
   const parent = tmpdir();
@@ -121,18 +130,18 @@ export class FifoStock {
     } catch (error) {
       if (this.directory === directory) this.discard();
       throw error;
+    } finally {
+      // Disposed or discarded meanwhile: removing the directory may have raced with `mkfifo`
+      // (ENOTEMPTY), so remove it again now that `mkfifo` is done.
+      if (this.disposed || this.directory !== directory) removeQuietly(directory);
     }
-    // Disposed or discarded meanwhile: `mkfifo` may have refilled a directory removed under it.
-    if (this.disposed || this.directory !== directory) {
-      rmSync(directory, { recursive: true, force: true });
-      return;
-    }
+    if (this.directory !== directory) return;
     this.ready.push(...paths);
   }
 
   private removeDirectory(): void {
     if (this.directory === undefined) return;
-    rmSync(this.directory, { recursive: true, force: true });
+    removeQuietly(this.directory);
     this.directory = undefined;
   }
 }
