@@ -341,6 +341,44 @@ describe('initial Noise lookup', () => {
     });
   });
 
+  it('an HTTP 401 on the rendezvous upgrade fetches a fresh bundle once', () => {
+    for (const refusals of [1, 2]) {
+      const executors = new FakeExecutors();
+      let opens = 0;
+      const connectHarness: NoiseHarnessConnector = (bundle, identity) => {
+        opens += 1;
+        if (opens <= refusals) {
+          return throwError(
+            () =>
+              new ConnectError(
+                `failed to connect to Noise relay websocket \`${bundle.websocketUrl}\`: HTTP 401`,
+              ),
+          );
+        }
+        return executors.connect(bundle, identity);
+      };
+      let lookups = 0;
+      const provider = {
+        connectBundle: () => {
+          lookups += 1;
+          return of(bundle);
+        },
+      };
+      const client = new LazyRemoteExecServerClient(
+        noiseRendezvous(provider, harnessIdentity, { connectHarness }),
+      );
+      let outcome: unknown;
+      client.get().subscribe({
+        next: (session) => (outcome = session.sessionId),
+        error: (error: unknown) => (outcome = error),
+      });
+      expect(lookups).toBe(2);
+      if (refusals === 1) expect(outcome).toBe('session-1');
+      else expect((outcome as ConnectionAttemptError).cause).toBeInstanceOf(ConnectError);
+      client.close();
+    }
+  });
+
   it('a provisioned environment keeps retrying environment_offline past 4 retries', () => {
     const scheduler = testScheduler();
     scheduler.run(() => {

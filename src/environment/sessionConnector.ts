@@ -6,6 +6,7 @@
 import {
   Observable,
   asyncScheduler,
+  catchError,
   defer,
   filter,
   map,
@@ -21,8 +22,8 @@ import {
 } from 'rxjs';
 import { randomUUID } from 'node:crypto';
 import { ExecServerClient } from '../client/execServerClient.js';
-import { NoiseChannelPublicKey } from '../noise/public-key.js';
-import { DisconnectedError, ProtocolError } from '../protocol/errors.js';
+import { NoiseChannelPublicKey } from '../noise/publicKey.js';
+import { ConnectError, DisconnectedError, ProtocolError } from '../protocol/errors.js';
 import {
   EnvironmentRegistryRequestError,
   isEnvironmentOfflineError,
@@ -101,26 +102,12 @@ export function connectSession(
           if (!readiness.ok) return throwError(() => new ProvisioningFailedError(readiness.error));
           return connectSession(params.transport, { ...options, provisioned: true });
         }),
-        (source) =>
-          new Observable<ConnectedSession>((subscriber) => {
-            let emitted = false;
-            return source.subscribe({
-              next: (value) => {
-                emitted = true;
-                subscriber.next(value);
-              },
-              error: (error: unknown) => subscriber.error(error),
-              complete: () => {
-                if (!emitted) {
-                  subscriber.error(
-                    new DisconnectedError(
-                      'environment unavailable: environment provisioning ended before completion',
-                    ),
-                  );
-                } else subscriber.complete();
-              },
-            });
-          }),
+        throwIfEmpty(
+          () =>
+            new DisconnectedError(
+              'environment unavailable: environment provisioning ended before completion',
+            ),
+        ),
       );
   }
 }
@@ -272,26 +259,45 @@ function noiseStrategy(
   };
 }
 
+/** The rendezvous refused the WebSocket upgrade with HTTP 401: the bundle's grant expired. */
+function isUnauthorizedUpgrade(error: unknown): boolean {
+  return error instanceof ConnectError && /\bHTTP 401\b/.test(error.message);
+}
+
 function connectNoiseSession(
   params: NoiseTransportParams,
   options: ConnectOptions,
 ): Observable<ConnectedSession> {
-  const lookup = options.prefetchedBundle
-    ? of(options.prefetchedBundle)
-    : initialLookup(params, options.scheduler, options.provisioned === true);
-  return lookup.pipe(
-    switchMap((bundle) => {
-      const executorKey = bundleExecutorKey(bundle);
-      return openNoiseHarness(params, bundle, options.scheduler).pipe(
-        switchMap((transport) =>
-          initialize(transport, params.initializeTimeoutMs, options.scheduler),
-        ),
+  const scheduler = options.scheduler;
+  // Lookup (or the refresh's bundle) and open; an HTTP 401 upgrade fetches a fresh bundle once.
+  const lookupAndOpen = (
+    refetched: boolean,
+  ): Observable<{ transport: Transport; bundle: NoiseRendezvousConnectBundle }> =>
+    (options.prefetchedBundle && !refetched
+      ? of(options.prefetchedBundle)
+      : initialLookup(params, scheduler, options.provisioned === true)
+    ).pipe(
+      switchMap((bundle) => {
+        bundleExecutorKey(bundle); // a malformed key fails before any socket is opened
+        return openNoiseHarness(params, bundle, scheduler).pipe(
+          map((transport) => ({ transport, bundle })),
+          catchError((error: unknown) =>
+            !refetched && isUnauthorizedUpgrade(error)
+              ? lookupAndOpen(true)
+              : throwError(() => error),
+          ),
+        );
+      }),
+    );
+  return lookupAndOpen(false).pipe(
+    switchMap(({ transport, bundle }) =>
+      initialize(transport, params.initializeTimeoutMs, scheduler).pipe(
         map((client): ConnectedSession => ({
           client,
-          strategy: noiseStrategy(params, executorKey, options.scheduler),
+          strategy: noiseStrategy(params, bundleExecutorKey(bundle), scheduler),
           registrationId: bundle.executorRegistrationId,
         })),
-      );
-    }),
+      ),
+    ),
   );
 }
