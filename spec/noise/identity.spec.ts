@@ -5,7 +5,7 @@ import {
   NoiseKeyGenerationError,
   nobleCryptoProvider,
 } from '../../src/noise/index.js';
-import { dummyRng, hex } from './dummy-rng.js';
+import { dummyRng, hex } from './dummyRng.js';
 
 describe('NoiseChannelIdentity', () => {
   it('never serializes or prints its private keys', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { prologue } from '../../src/noise/index.js';
-import { hex } from './dummy-rng.js';
+import { hex } from './dummyRng.js';
 
 describe('prologue', () => {
   it('is stable and unambiguous (prologue_encoding_is_stable_and_unambiguous)', () => {

@@ -1,11 +1,11 @@
 import { inspect } from 'node:util';
 import { copyBytes } from './bytes.js';
 import { MLKEM768_SEED_LENGTH, X25519_KEY_LENGTH } from './constants.js';
-import type { NoiseCryptoProvider, RandomSource } from './crypto-provider.js';
+import type { NoiseCryptoProvider, RandomSource } from './cryptoProvider.js';
 import { NoiseKeyGenerationError } from './errors.js';
-import type { LocalKeys } from './handshake-state.js';
-import { nodeCryptoProvider } from './node-crypto-provider.js';
-import { NoiseChannelPublicKey, type NoiseChannelPublicKeyJson } from './public-key.js';
+import type { LocalKeys } from './handshakeState.js';
+import { nodeCryptoProvider } from './nodeCryptoProvider.js';
+import { NoiseChannelPublicKey, type NoiseChannelPublicKeyJson } from './publicKey.js';
 
 export interface NoiseIdentityOptions {
   /** Primitives to derive the keys with (default {@link nodeCryptoProvider}). */

@@ -27,7 +27,7 @@ export {
   NOISE_PROLOGUE_DOMAIN,
   NOISE_PROTOCOL_NAME,
 } from './constants.js';
-export type { NoiseCryptoProvider, RandomSource } from './crypto-provider.js';
+export type { NoiseCryptoProvider, RandomSource } from './cryptoProvider.js';
 export {
   NoiseChannelError,
   NoiseDecryptError,
@@ -46,19 +46,19 @@ export {
   type NoiseInitiatorHandshake,
   type NoiseResponderHandshake,
   type ResponderHandshakeOptions,
-} from './hybrid-ik-handshake.js';
+} from './hybridIkHandshake.js';
 export {
   NoiseChannelIdentity,
   type NoiseIdentityGenerateOptions,
   type NoiseIdentityOptions,
   type NoiseIdentitySecrets,
 } from './identity.js';
-export { nobleCryptoProvider } from './noble-crypto-provider.js';
-export { nodeCryptoProvider } from './node-crypto-provider.js';
+export { nobleCryptoProvider } from './nobleCryptoProvider.js';
+export { nodeCryptoProvider } from './nodeCryptoProvider.js';
 export { prologue, type NoisePrologueParts } from './prologue.js';
 export {
   NoiseChannelPublicKey,
   noiseChannelPublicKeyJsonSchema,
   type NoiseChannelPublicKeyJson,
-} from './public-key.js';
-export { TransportCipher } from './transport-cipher.js';
+} from './publicKey.js';
+export { TransportCipher } from './transportCipher.js';

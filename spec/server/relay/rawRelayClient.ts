@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import { HYBRID_IK_PATTERN } from '../../../src/noise/handshake-pattern.js';
-import { HandshakeState } from '../../../src/noise/handshake-state.js';
+import { HYBRID_IK_PATTERN } from '../../../src/noise/handshakePattern.js';
+import { HandshakeState } from '../../../src/noise/handshakeState.js';
 import { identityKeys } from '../../../src/noise/identity.js';
-import { publicKeyRawKeys } from '../../../src/noise/public-key.js';
+import { publicKeyRawKeys } from '../../../src/noise/publicKey.js';
 import {
   initiatorHandshake,
   NoiseChannelIdentity,

@@ -1,5 +1,5 @@
 import { writeU64BigEndian } from './bytes.js';
-import type { NoiseCryptoProvider } from './crypto-provider.js';
+import type { NoiseCryptoProvider } from './cryptoProvider.js';
 
 /** Largest counter we use; Noise reserves 2^64−1, JavaScript numbers stay exact below 2^53. */
 export const MAX_NONCE = Number.MAX_SAFE_INTEGER;

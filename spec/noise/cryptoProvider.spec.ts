@@ -8,7 +8,7 @@ import {
   prologue,
   responderHandshake,
 } from '../../src/noise/index.js';
-import { fromHex, hex } from './dummy-rng.js';
+import { fromHex, hex } from './dummyRng.js';
 
 const node = nodeCryptoProvider;
 const noble = nobleCryptoProvider;

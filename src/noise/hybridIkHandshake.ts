@@ -3,18 +3,18 @@ import {
   HYBRID_IK_MESSAGE2_LENGTH,
   MAX_HARNESS_KEY_AUTHORIZATION_BYTES,
 } from './constants.js';
-import type { NoiseCryptoProvider, RandomSource } from './crypto-provider.js';
+import type { NoiseCryptoProvider, RandomSource } from './cryptoProvider.js';
 import { NoiseHandshakeError } from './errors.js';
-import { HYBRID_IK_PATTERN } from './handshake-pattern.js';
-import { HandshakeState } from './handshake-state.js';
+import { HYBRID_IK_PATTERN } from './handshakePattern.js';
+import { HandshakeState } from './handshakeState.js';
 import { identityKeys, type NoiseChannelIdentity } from './identity.js';
-import { nodeCryptoProvider } from './node-crypto-provider.js';
+import { nodeCryptoProvider } from './nodeCryptoProvider.js';
 import {
   NoiseChannelPublicKey,
   publicKeyRawKeys,
   type NoiseChannelPublicKeyJson,
-} from './public-key.js';
-import { TransportCipher } from './transport-cipher.js';
+} from './publicKey.js';
+import { TransportCipher } from './transportCipher.js';
 
 /** The result of a completed handshake: one cipher per direction plus the channel binding. */
 export interface NoiseChannel {

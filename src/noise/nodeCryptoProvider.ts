@@ -10,13 +10,13 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { asPlainBytes } from './bytes.js';
-import type { NoiseCryptoProvider } from './crypto-provider.js';
+import type { NoiseCryptoProvider } from './cryptoProvider.js';
 import { mlkem768Decapsulate, mlkem768Encapsulate, mlkem768KeyPair } from './mlkem768.js';
 
 // Node 20 cannot import raw X25519 keys as such. PKCS#8/SPKI DER import goes through OpenSSL 3's
 // slow decoder framework (~1 ms per key); JWK import builds the key straight from the raw bytes.
 // Node requires `x` beside `d` in a private JWK but derives the public half from `d` alone
-// (checked by the RFC 7748 vector in spec/noise/crypto-provider.spec.ts).
+// (checked by the RFC 7748 vector in spec/noise/cryptoProvider.spec.ts).
 const JWK_PLACEHOLDER_X = Buffer.alloc(32).toString('base64url');
 
 // Static keys are used on every handshake: keep their KeyObjects per array instance.

@@ -1,5 +1,5 @@
 import { AEAD_TAG_LENGTH, NOISE_MAX_MESSAGE_LENGTH } from './constants.js';
-import type { CipherState } from './cipher-state.js';
+import type { CipherState } from './cipherState.js';
 import { EMPTY_BYTES } from './bytes.js';
 import { NoiseDecryptError, NoiseReplayError, NoiseTransportError } from './errors.js';
 

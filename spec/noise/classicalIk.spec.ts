@@ -2,11 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { NoiseCryptoProvider } from '../../src/noise/crypto-provider.js';
-import { CLASSICAL_IK_PATTERN } from '../../src/noise/handshake-pattern.js';
-import { HandshakeState } from '../../src/noise/handshake-state.js';
+import type { NoiseCryptoProvider } from '../../src/noise/cryptoProvider.js';
+import { CLASSICAL_IK_PATTERN } from '../../src/noise/handshakePattern.js';
+import { HandshakeState } from '../../src/noise/handshakeState.js';
 import { nobleCryptoProvider, nodeCryptoProvider } from '../../src/noise/index.js';
-import { fromHex, hex } from './dummy-rng.js';
+import { fromHex, hex } from './dummyRng.js';
 
 // Public cacophony vector (from snow's copy), run through the same SymmetricState/HandshakeState
 // the hybrid suite uses: it pins HKDF, the AESGCM nonce layout, MixHash order and Split.

@@ -1,7 +1,7 @@
 import { EMPTY_BYTES } from './bytes.js';
-import { CipherState } from './cipher-state.js';
+import { CipherState } from './cipherState.js';
 import { HASH_LENGTH } from './constants.js';
-import type { NoiseCryptoProvider } from './crypto-provider.js';
+import type { NoiseCryptoProvider } from './cryptoProvider.js';
 
 const ONE = Uint8Array.of(1);
 const TWO = Uint8Array.of(2);

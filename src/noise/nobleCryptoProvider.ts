@@ -3,7 +3,7 @@ import { x25519 } from '@noble/curves/ed25519.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { randomBytes } from '@noble/hashes/utils.js';
-import type { NoiseCryptoProvider } from './crypto-provider.js';
+import type { NoiseCryptoProvider } from './cryptoProvider.js';
 import { mlkem768Decapsulate, mlkem768Encapsulate, mlkem768KeyPair } from './mlkem768.js';
 
 /**

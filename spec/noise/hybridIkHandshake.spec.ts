@@ -197,10 +197,10 @@ describe('hybrid IK handshake', () => {
 
   it('rejects a message 2 with a non-empty payload ("handshake response payload must be empty")', async () => {
     // Build a responder that answers with a payload, using the engine directly.
-    const { HandshakeState } = await import('../../src/noise/handshake-state.js');
-    const { HYBRID_IK_PATTERN } = await import('../../src/noise/handshake-pattern.js');
+    const { HandshakeState } = await import('../../src/noise/handshakeState.js');
+    const { HYBRID_IK_PATTERN } = await import('../../src/noise/handshakePattern.js');
     const { identityKeys } = await import('../../src/noise/identity.js');
-    const { nodeCryptoProvider } = await import('../../src/noise/node-crypto-provider.js');
+    const { nodeCryptoProvider } = await import('../../src/noise/nodeCryptoProvider.js');
     const initiator = initiatorHandshake({
       identity: harness,
       responderPublicKey: executor.publicKey(),

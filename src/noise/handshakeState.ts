@@ -1,5 +1,5 @@
 import { concatBytes, copyBytes } from './bytes.js';
-import { CipherState } from './cipher-state.js';
+import { CipherState } from './cipherState.js';
 import {
   AEAD_TAG_LENGTH,
   MLKEM768_CIPHERTEXT_LENGTH,
@@ -9,10 +9,10 @@ import {
   NOISE_MAX_MESSAGE_LENGTH,
   X25519_KEY_LENGTH,
 } from './constants.js';
-import type { NoiseCryptoProvider, RandomSource } from './crypto-provider.js';
+import type { NoiseCryptoProvider, RandomSource } from './cryptoProvider.js';
 import { NoiseHandshakeError } from './errors.js';
-import type { HandshakePattern, HandshakeToken } from './handshake-pattern.js';
-import { HandshakeDecryptFailure, SymmetricState } from './symmetric-state.js';
+import type { HandshakePattern, HandshakeToken } from './handshakePattern.js';
+import { HandshakeDecryptFailure, SymmetricState } from './symmetricState.js';
 
 export type HandshakeRole = 'initiator' | 'responder';
 

@@ -1,4 +1,4 @@
-import type { RandomSource } from '../../src/noise/crypto-provider.js';
+import type { RandomSource } from '../../src/noise/cryptoProvider.js';
 
 /**
  * The vectors' DummyRng: one counter shared by both parties, starting at 0xdeadbeef; each

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { NoiseCryptoProvider } from '../../src/noise/crypto-provider.js';
+import type { NoiseCryptoProvider } from '../../src/noise/cryptoProvider.js';
 import {
   NOISE_CHANNEL_SUITE,
   NOISE_PROTOCOL_NAME,
@@ -11,8 +11,8 @@ import {
   prologue,
   responderHandshake,
 } from '../../src/noise/index.js';
-import { loadCodexVector } from './codex-vector.js';
-import { dummyRng, fromHex, hex } from './dummy-rng.js';
+import { loadCodexVector } from './codexVector.js';
+import { dummyRng, fromHex, hex } from './dummyRng.js';
 
 // The relay frames in the vector (relay_frames_protobuf_hex) belong to the relay layer's specs.
 const vector = loadCodexVector();
