@@ -6,3 +6,4 @@ export type { Executor, ExecutorOptions } from './executor.js';
 export type { ConnectionProcessor } from './connectionProcessor.js';
 export { environmentInfo, EXECUTOR_CAPABILITIES } from './environmentInfo.js';
 export type { EnvironmentInfo } from './environmentInfo.js';
+export * from './relay/index.js';
