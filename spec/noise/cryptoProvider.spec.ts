@@ -57,6 +57,25 @@ describe('crypto providers', () => {
     );
   });
 
+  it('agree on AES-256-GCM for empty and full-size records under one reused key', () => {
+    const key = node.randomBytes(32);
+    const lengths = [0, 1, 4096, 65535 - 16];
+    lengths.forEach((length, counter) => {
+      const nonce = new Uint8Array(12);
+      nonce[11] = counter;
+      const plaintext = node.randomBytes(length);
+      const sealed = node.aes256GcmSeal(key, nonce, new Uint8Array(0), plaintext);
+      expect(sealed.length).toBe(length + 16);
+      expect(hex(noble.aes256GcmSeal(key, nonce, new Uint8Array(0), plaintext))).toBe(hex(sealed));
+      expect(node.aes256GcmOpen(key, nonce, new Uint8Array(0), sealed)).toEqual(plaintext);
+      // The same key bytes in another array (no cached key object) open it too.
+      expect(node.aes256GcmOpen(key.slice(), nonce, new Uint8Array(0), sealed)).toEqual(plaintext);
+      const otherKey = key.slice();
+      otherKey[0] = (otherKey[0] ?? 0) ^ 1;
+      expect(node.aes256GcmOpen(otherKey, nonce, new Uint8Array(0), sealed)).toBeUndefined();
+    });
+  });
+
   it('interoperate: a node initiator and a noble responder complete a handshake', () => {
     const harness = NoiseChannelIdentity.generate();
     const executor = NoiseChannelIdentity.generate({ crypto: noble });

@@ -1,7 +1,10 @@
 /**
  * The primitives the Noise channel needs, behind one small interface so the same handshake
  * code runs on `node:crypto` (fast) or on the `@noble/*` libraries (portable). Every method
- * is synchronous and returns plain `Uint8Array`s; none keeps key material between calls.
+ * is synchronous and returns plain `Uint8Array`s. A provider may cache a derived form of a key
+ * (an OpenSSL key object, an expanded ML-KEM key) only per key *array instance* (a `WeakMap`),
+ * so it lives no longer than the caller's own copy of the key; callers therefore never mutate a
+ * key array after handing it to a provider.
  */
 
 /** Source of random bytes. Tests inject a deterministic one (the vectors' DummyRng). */

@@ -5,6 +5,7 @@ import {
   createHmac,
   createPrivateKey,
   createPublicKey,
+  createSecretKey,
   diffieHellman,
   randomFillSync,
   type KeyObject,
@@ -22,6 +23,21 @@ const JWK_PLACEHOLDER_X = Buffer.alloc(32).toString('base64url');
 // Static keys are used on every handshake: keep their KeyObjects per array instance.
 const privateKeyObjects = new WeakMap<Uint8Array, KeyObject>();
 const publicKeyObjects = new WeakMap<Uint8Array, KeyObject>();
+
+// A cipher state passes the same key array for every record: import it into OpenSSL once.
+const aesKeyObjects = new WeakMap<Uint8Array, KeyObject>();
+
+function aesKeyObject(key: Uint8Array): KeyObject {
+  let keyObject = aesKeyObjects.get(key);
+  if (keyObject === undefined) {
+    checkLength('AES-256-GCM key', key, 32);
+    keyObject = createSecretKey(key);
+    aesKeyObjects.set(key, keyObject);
+  }
+  return keyObject;
+}
+
+const AES_GCM_TAG_LENGTH = 16;
 
 function base64url(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
@@ -91,26 +107,35 @@ export const nodeCryptoProvider: NoiseCryptoProvider = {
   mlkem768Decapsulate: mlkem768Decapsulate,
 
   aes256GcmSeal(key, nonce, associatedData, plaintext) {
-    const cipher = createCipheriv('aes-256-gcm', key, nonce);
+    const cipher = createCipheriv('aes-256-gcm', aesKeyObject(key), nonce);
     if (associatedData.length > 0) cipher.setAAD(associatedData);
+    // GCM is a stream mode: `update` returns the whole body and `final` nothing. Body and tag
+    // are copied once into the record (no Buffer.concat, no extra view or key import per call).
+    const out = new Uint8Array(plaintext.length + AES_GCM_TAG_LENGTH);
     const body = cipher.update(plaintext);
-    const tail = cipher.final();
-    return asPlainBytes(Buffer.concat([body, tail, cipher.getAuthTag()]));
+    if (body.length !== plaintext.length || cipher.final().length !== 0) {
+      throw new Error('node:crypto AES-256-GCM returned an unexpected output length');
+    }
+    out.set(body, 0);
+    out.set(cipher.getAuthTag(), plaintext.length);
+    return out;
   },
 
   aes256GcmOpen(key, nonce, associatedData, ciphertext) {
-    if (ciphertext.length < 16) return undefined;
-    const bodyLength = ciphertext.length - 16;
-    const decipher = createDecipheriv('aes-256-gcm', key, nonce);
+    if (ciphertext.length < AES_GCM_TAG_LENGTH) return undefined;
+    const bodyLength = ciphertext.length - AES_GCM_TAG_LENGTH;
+    const decipher = createDecipheriv('aes-256-gcm', aesKeyObject(key), nonce, {
+      authTagLength: AES_GCM_TAG_LENGTH,
+    });
     decipher.setAuthTag(ciphertext.subarray(bodyLength));
     if (associatedData.length > 0) decipher.setAAD(associatedData);
     const body = decipher.update(ciphertext.subarray(0, bodyLength));
     try {
-      const tail = decipher.final();
-      return asPlainBytes(tail.length === 0 ? body : Buffer.concat([body, tail]));
+      decipher.final(); // GCM: no output, only the tag check
     } catch {
       return undefined;
     }
+    return asPlainBytes(body);
   },
 
   sha256(...parts) {
