@@ -4,6 +4,7 @@ import {
   decodeBase64,
   decodedBase64Length,
   encodeBase64,
+  isStandardBase64,
 } from '../../src/protocol/index.js';
 
 describe('base64', () => {
@@ -15,9 +16,30 @@ describe('base64', () => {
   });
 
   it('refuses url-safe, unpadded or garbage input with a clear error', () => {
-    for (const bad of ['-_8=', '+/8', 'not base64!', 'aGk K']) {
+    for (const bad of [
+      '-_8=',
+      '+/8',
+      'not base64!',
+      'aGk K',
+      'A===',
+      '====',
+      'aG==aGkK',
+      'aGkKa',
+      'aGkK\n',
+    ]) {
       expect(() => decodeBase64(bad)).toThrow(/invalid base64/);
       expect(Base64.safeParse(bad).success).toBe(false);
+    }
+  });
+
+  it('accepts every padding form and round-trips random bytes', () => {
+    for (let n = 0; n < 64; n += 1) {
+      const text = Buffer.from(Array.from({ length: n }, (_, i) => (i * 97 + n) & 255)).toString(
+        'base64',
+      );
+      expect(isStandardBase64(text)).toBe(true);
+      expect(Base64.safeParse(text).success).toBe(true);
+      expect(Buffer.from(decodeBase64(text)).toString('base64')).toBe(text);
     }
   });
 
