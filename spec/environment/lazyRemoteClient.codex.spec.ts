@@ -1,0 +1,85 @@
+/**
+ * The lazy client against the real `codex exec-server` 0.169.0 over plain WebSocket: a
+ * connection cut by the network is recovered on the same session (the binary may still hold
+ * the old connection and answer -32010 until it notices; recovery retries), the running
+ * process keeps its output stream, and a write interrupted by the cut lands once.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { filter, firstValueFrom, lastValueFrom, scan, take, toArray } from 'rxjs';
+import { LazyRemoteExecServerClient, webSocketUrl } from '../../src/environment/index.js';
+import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
+
+let codex: RunningExecServer | undefined;
+let proxy: Server | undefined;
+const sockets = new Set<Socket>();
+let client: LazyRemoteExecServerClient | undefined;
+
+afterEach(async () => {
+  client?.close();
+  client = undefined;
+  for (const socket of sockets) socket.destroy();
+  sockets.clear();
+  if (proxy) await new Promise((resolve) => proxy?.close(resolve));
+  proxy = undefined;
+  await codex?.stop();
+  codex = undefined;
+});
+
+/** A TCP proxy to `upstreamUrl` whose connections can be reset. */
+async function startProxy(upstreamUrl: string): Promise<string> {
+  const upstream = new URL(upstreamUrl);
+  proxy = createServer((downstream) => {
+    const up = connect(Number(upstream.port), upstream.hostname);
+    for (const socket of [downstream, up]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    downstream.pipe(up).pipe(downstream);
+  });
+  await new Promise<void>((resolve) => proxy?.listen(0, '127.0.0.1', resolve));
+  return `ws://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+}
+
+const cut = () => {
+  for (const socket of sockets) socket.resetAndDestroy();
+};
+
+describe('LazyRemoteExecServerClient against codex exec-server 0.169.0', () => {
+  it('recovers the same session after a network cut; output and stdin continue exactly once', async () => {
+    codex = await startCodexExecServer();
+    client = new LazyRemoteExecServerClient(webSocketUrl(await startProxy(codex.url)));
+    const session = await firstValueFrom(client.get());
+    const cat = await firstValueFrom(
+      session.startProcess({
+        argv: ['cat'],
+        cwd: '/tmp',
+        pipeStdin: true,
+        env: { PATH: '/usr/bin:/bin' },
+      }),
+    );
+    const expected = 'before\nduring\nafter\n';
+    // cat may echo two writes as one chunk: compare the accumulated text.
+    const echoed = firstValueFrom(
+      cat.stdout$.pipe(
+        scan((text, chunk) => text + Buffer.from(chunk).toString(), ''),
+        filter((text) => text.length >= expected.length),
+      ),
+    );
+    await firstValueFrom(cat.write('before\n'));
+    // Give cat time to echo, so "before" is published before the cut.
+    await firstValueFrom(cat.events$.pipe(filter((event) => event.type === 'output')));
+    const states = lastValueFrom(client.connectionState$.pipe(take(3), toArray()));
+    const interrupted = firstValueFrom(cat.write('during\n'));
+    cut();
+    await interrupted;
+    await firstValueFrom(session.state$.pipe(filter((state) => state === 'connected')));
+    await firstValueFrom(cat.write('after\n'));
+    expect(await echoed).toBe(expected);
+    expect(await states).toEqual(['Connected', 'Disconnected', 'Connected']);
+    expect(await firstValueFrom(client.get())).toBe(session);
+    expect(await firstValueFrom(session.environmentStatus())).toBe('ready');
+    await firstValueFrom(cat.terminate());
+  }, 30_000);
+});
