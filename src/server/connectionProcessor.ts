@@ -16,6 +16,7 @@ import { environmentInfo } from './environmentInfo.js';
 import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
 import { parseInbound } from './inboundMessage.js';
+import { notificationText } from './notificationText.js';
 import { METHODS, type HandlerContext } from './methods.js';
 import { InitializeParams, decodeParams } from './params.js';
 import { errorMessage } from './osError.js';
@@ -65,7 +66,7 @@ export class ConnectionProcessor implements SessionOwner {
   }
 
   sendNotification(method: string, params: unknown): void {
-    this.write({ method, params });
+    if (!this.closed) this.transport.send(notificationText(method, params));
   }
 
   private write(message: object): void {

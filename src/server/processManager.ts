@@ -8,6 +8,7 @@ import { childEnvironment } from './envPolicy.js';
 import { spawnChild } from './childProcess.js';
 import { acquireSharedFifoStock } from './fifoStock.js';
 import { cwdPath } from './hostPath.js';
+import { ProcessOutputParams } from './notificationText.js';
 import { ManagedProcess, type ProcessEvent, type RetainedChunk } from './managedProcess.js';
 import type { ProcessStartParams } from './params.js';
 import { RpcFailure } from './rpcFailure.js';
@@ -94,12 +95,10 @@ export class ProcessManager {
   private forward(processId: string, event: ProcessEvent): void {
     switch (event.kind) {
       case 'output':
-        this.notify('process/output', {
-          processId,
-          seq: event.seq,
-          stream: event.stream,
-          chunk: event.chunk.toString('base64'),
-        });
+        this.notify(
+          'process/output',
+          new ProcessOutputParams(processId, event.seq, event.stream, event.chunk),
+        );
         return;
       case 'exited':
         this.notify('process/exited', {
