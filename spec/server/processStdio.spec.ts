@@ -149,7 +149,7 @@ describe('cleanup', () => {
     try {
       const client = await RawClient.connect(executor.url);
       await client.handshake();
-      // Warm-up: makes the session's FIFO stock and tells us its directory.
+      // Warm-up: makes the FIFO stock and tells us its directory.
       const link = await run(client, 'warm', ['readlink', '/proc/self/fd/1']);
       const fifo = link.replace(/ \(deleted\)\n$/, '');
       expect(fifo).toMatch(/execrx-stdio-[^/]+\/fifo-\d+$/);

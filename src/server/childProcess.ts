@@ -1,7 +1,8 @@
 /**
  * The two ways the executor runs a program (spec §6.2): real pipes (`stdioPipes.ts`), or a
- * pseudo-terminal of 80×24. Both make the child the leader of a new session/process group so signals reach the
- * whole tree (`process.kill(-pid, …)`). Callers see one small interface either way.
+ * pseudo-terminal of 80×24. Both make the child the leader of a new session/process group so
+ * signals reach the whole tree (`process.kill(-pid, …)`). Callers see one small interface
+ * either way.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
@@ -39,7 +40,7 @@ export interface SpawnRequest {
   arg0: string | null;
   tty: boolean;
   pipeStdin: boolean;
-  /** Where pipe mode takes the FIFOs for the child's stdio (the session's stock). */
+  /** Where pipe mode takes the FIFOs for the child's stdio (the executor-wide stock). */
   fifos: FifoStock;
 }
 

@@ -4,7 +4,7 @@
  * `echo x > /dev/stdout` fails (ENXIO), `[ -p /dev/fd/1 ]` is false, and bash with a socket
  * on stdin reads ~/.bashrc as if started by rshd.
  *
- * Node cannot call pipe(2), so each pipe is a FIFO from the session's `FifoStock`, opened
+ * Node cannot call pipe(2), so each pipe is a FIFO from the executor's `FifoStock`, opened
  * twice and unlinked at once: the child's end in blocking mode (passed as a numeric `stdio`
  * fd, which libuv dup2()s onto 0/1/2), ours non-blocking and wrapped in `net.Socket({ fd })`,
  * which libuv drives from the event loop like any pipe (no thread-pool reads, unlike
