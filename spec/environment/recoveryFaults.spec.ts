@@ -1,23 +1,44 @@
 /**
  * Fault injection over real 127.0.0.1 sockets and the Noise path: a 32 MiB process output
  * stream survives 20 forced transport drops with every byte delivered once and in order, and
- * stdin writes interrupted by a drop reach the process exactly once. `cat` echoes what we
- * write, so the output's sha256 proves both: a lost, duplicated or reordered write or output
- * chunk changes the digest. Also: a silent network trips the Noise harness Pong watchdog.
+ * stdin writes interrupted by a drop reach the process exactly once. Each stdin line asks the
+ * child for one deterministic 256 KiB block, so the output's sha256 proves both: a lost,
+ * duplicated or reordered line or output chunk changes the digest. Also: a silent network trips the Noise harness Pong watchdog.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createHash } from 'node:crypto';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
-import { filter, firstValueFrom, from, lastValueFrom, mergeMap, tap } from 'rxjs';
+import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
 import { LazyRemoteExecServerClient, noiseRendezvous } from '../../src/environment/index.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { closeAllExecutors, RecordingHarness, startTestExecutor } from './support/testExecutors.js';
 import { TestRegistry } from './support/testRegistry.js';
 
-const TOTAL_BYTES = 32 * 1024 * 1024;
-const WRITE_BYTES = 256 * 1024;
+const BLOCK_BYTES = 256 * 1024;
+const BLOCKS = 128;
+const TOTAL_BYTES = BLOCK_BYTES * BLOCKS; // 32 MiB
 const DROPS = 20;
-const WRITES_IN_FLIGHT = 2;
+
+/** Block `index` of the output: AES-256-CTR keystream keyed by sha256(index). */
+function block(index: number): Buffer {
+  const key = createHash('sha256').update(String(index)).digest();
+  return createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(BLOCK_BYTES));
+}
+
+/** The child: for each stdin line `k`, writes block k to stdout (same derivation as `block`). */
+const BLOCK_GENERATOR = `
+const crypto = require('node:crypto');
+const size = Number(process.env.BLOCK_BYTES);
+let pending = '';
+process.stdin.on('data', (data) => {
+  pending += data;
+  for (let end = pending.indexOf('\\n'); end >= 0; end = pending.indexOf('\\n')) {
+    const key = crypto.createHash('sha256').update(pending.slice(0, end)).digest();
+    pending = pending.slice(end + 1);
+    process.stdout.write(crypto.createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(size)));
+  }
+});
+`;
 
 const clients: LazyRemoteExecServerClient[] = [];
 const servers: Server[] = [];
@@ -44,19 +65,20 @@ describe('recovery under transport faults', () => {
     clients.push(client);
     const session = await firstValueFrom(client.get());
     const sessionId = session.sessionId;
-    const cat = await firstValueFrom(
+    const generator = await firstValueFrom(
       session.startProcess({
-        argv: ['cat'],
+        argv: [process.execPath, '-e', BLOCK_GENERATOR],
         cwd: '/tmp',
         pipeStdin: true,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        env: { BLOCK_BYTES: String(BLOCK_BYTES) },
       }),
     );
 
-    const input = randomBytes(TOTAL_BYTES);
-    const expectedDigest = createHash('sha256').update(input).digest('hex');
+    const expected = createHash('sha256');
+    for (let index = 0; index < BLOCKS; index += 1) expected.update(block(index));
+    const expectedDigest = expected.digest('hex');
     const received = createHash('sha256');
-    let receivedBytes = 0;
+    const receivedBytes = new BehaviorSubject(0);
     let drops = 0;
     let clientSideDrop = true;
     let interruptedWrite = false;
@@ -68,17 +90,13 @@ describe('recovery under transport faults', () => {
       else executor.server.dropConnections();
       clientSideDrop = !clientSideDrop;
     };
-    const allReceived = new Promise<void>((resolve, reject) => {
-      cat.stdout$.subscribe({
+    const streamFailure = new Promise<never>((_, reject) => {
+      generator.stdout$.subscribe({
         next: (chunk) => {
           received.update(chunk);
-          receivedBytes += chunk.length;
-          if (receivedBytes === TOTAL_BYTES) resolve();
-          if (
-            drops < DROPS &&
-            receivedBytes >= (drops + 1) * dropEvery &&
-            session.state === 'connected'
-          ) {
+          const total = receivedBytes.value + chunk.length;
+          receivedBytes.next(total);
+          if (drops < DROPS && total >= (drops + 1) * dropEvery && session.state === 'connected') {
             dropNow();
           }
         },
@@ -86,31 +104,28 @@ describe('recovery under transport faults', () => {
       });
     });
 
-    // Two writes in flight at a time (in order); after a drop each is re-sent with its writeId
-    // and written once. Keeping unread output under the executor's 1 MiB retention.
-    const chunks = Array.from({ length: TOTAL_BYTES / WRITE_BYTES }, (_, index) => index);
-    await lastValueFrom(
-      from(chunks).pipe(
-        mergeMap((index) => {
-          const write = cat.write(input.subarray(index * WRITE_BYTES, (index + 1) * WRITE_BYTES));
-          // One write is interrupted by a drop while it is in flight.
-          if (index !== 8) return write;
-          return write.pipe(
-            tap({
-              subscribe: () =>
-                queueMicrotask(() => {
-                  interruptedWrite = true;
-                  dropNow();
-                }),
-            }),
-          );
-        }, WRITES_IN_FLIGHT),
-      ),
-      { defaultValue: undefined },
-    );
-    await allReceived;
+    // One stdin line per 256 KiB block; the next line goes out only once the output is at
+    // most two blocks behind, which keeps unread output within the executor's 1 MiB
+    // retention. After a drop each write is re-sent with its writeId and lands once: a
+    // duplicated or lost line would add or drop a whole block.
+    const run = (async () => {
+      for (let index = 0; index < BLOCKS; index += 1) {
+        await firstValueFrom(
+          receivedBytes.pipe(filter((bytes) => bytes >= (index - 2) * BLOCK_BYTES)),
+        );
+        const write = firstValueFrom(generator.write(`${index}\n`));
+        if (index === 8) {
+          // A write interrupted by a drop while it is in flight.
+          interruptedWrite = true;
+          dropNow();
+        }
+        await write;
+      }
+      await firstValueFrom(receivedBytes.pipe(filter((bytes) => bytes >= TOTAL_BYTES)));
+    })();
+    await Promise.race([run, streamFailure]);
 
-    expect(receivedBytes).toBe(TOTAL_BYTES);
+    expect(receivedBytes.value).toBe(TOTAL_BYTES);
     expect(received.digest('hex')).toBe(expectedDigest);
     expect(drops).toBeGreaterThanOrEqual(DROPS);
     expect(interruptedWrite).toBe(true);
@@ -120,7 +135,7 @@ describe('recovery under transport faults', () => {
     expect(session.sessionId).toBe(sessionId);
     expect(harness.transports.length).toBeGreaterThan(DROPS);
     expect(client.connectionState).toBe('Connected');
-    await firstValueFrom(cat.terminate());
+    await firstValueFrom(generator.terminate());
   }, 60_000);
 
   it('a silent network trips the Pong watchdog, and the same session resumes', async () => {
