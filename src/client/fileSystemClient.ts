@@ -20,7 +20,6 @@ import {
   switchMap,
   takeWhile,
   tap,
-  throwError,
 } from 'rxjs';
 import type { z } from 'zod';
 import { encodeBase64 } from '../protocol/base64.js';
@@ -349,16 +348,16 @@ export class FileSystemClient {
     buildParams: (uri: string) => unknown,
     schema: S,
   ): Observable<z.output<S>> {
-    return defer(() => this.core.call(method, buildParams(pathToFileUri(path)), schema)).pipe(
-      catchError((error: unknown) =>
-        throwError(() =>
-          error instanceof ServerError &&
-          error.code === ErrorCode.notFound &&
-          !(error instanceof NotFoundError)
-            ? new NotFoundError(error.serverMessage, path)
-            : error,
-        ),
-      ),
+    return this.core.callWith(
+      method,
+      () => buildParams(pathToFileUri(path)),
+      schema,
+      (error) =>
+        error instanceof ServerError &&
+        error.code === ErrorCode.notFound &&
+        !(error instanceof NotFoundError)
+          ? new NotFoundError(error.serverMessage, path)
+          : error,
     );
   }
 }

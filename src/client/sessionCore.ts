@@ -114,8 +114,11 @@ export class SessionCore {
 
   private rpc: RpcConnection | undefined;
   private terminal: DisconnectedError | undefined;
-  /** Emits the terminal error once: every guarded call still pending fails with it. */
-  private readonly abort = new Subject<DisconnectedError>();
+  /**
+   * Fails each guarded call still pending, once, with the terminal error. A set of callbacks
+   * rather than a Subject: adding and removing one per call is cheaper than a subscription.
+   */
+  private readonly pendingCallAborts = new Set<(error: DisconnectedError) => void>();
 
   constructor(readonly options: SessionCoreOptions) {}
 
@@ -224,7 +227,9 @@ export class SessionCore {
     this.state.next(kind);
     // 2. Pending calls (including process starts and calls waiting for recovery) fail now,
     //    before any stream cleanup.
-    this.abort.next(error);
+    const aborts = [...this.pendingCallAborts];
+    this.pendingCallAborts.clear();
+    for (const abort of aborts) abort(error);
     rpc?.close();
     // 3. Then process handles and HTTP body streams.
     const records = [...this.processes.values()];
@@ -261,9 +266,10 @@ export class SessionCore {
         subscriber.error(this.terminal);
         return undefined;
       }
-      const aborted = abortWithCalls
-        ? this.abort.subscribe((error) => subscriber.error(error))
+      const abort = abortWithCalls
+        ? (error: DisconnectedError): void => subscriber.error(error)
         : undefined;
+      if (abort) this.pendingCallAborts.add(abort);
       const inner = source.subscribe({
         next: (value) => {
           if (this.terminal) subscriber.error(this.terminal);
@@ -273,7 +279,7 @@ export class SessionCore {
         complete: () => subscriber.complete(),
       });
       return () => {
-        aborted?.unsubscribe();
+        if (abort) this.pendingCallAborts.delete(abort);
         inner.unsubscribe();
       };
     });
@@ -309,12 +315,68 @@ export class SessionCore {
 
   /** A call that waits for recovery, with its result decoded by `schema`. */
   call<S extends z.ZodType>(method: string, params: unknown, schema: S): Observable<z.output<S>> {
-    return this.guard(
-      this.awaitRpc().pipe(
-        switchMap((rpc) => rpc.request(method, params)),
-        map((raw) => decodeResult(method, schema, raw)),
-      ),
-    );
+    return this.callWith(method, () => params, schema);
+  }
+
+  /**
+   * `call` with params built on subscribe and executor errors mapped by `mapError` (before the
+   * session's own error mapping). One observable around the request instead of an operator
+   * chain: this is every filesystem call's path, and the layers were most of its client cost.
+   */
+  callWith<S extends z.ZodType>(
+    method: string,
+    buildParams: () => unknown,
+    schema: S,
+    mapError: (error: unknown) => unknown = identity,
+  ): Observable<z.output<S>> {
+    // The same contract as `guard(request.pipe(map(decode)))`, in one subscriber.
+    return new Observable<z.output<S>>((subscriber) => {
+      if (this.terminal) {
+        subscriber.error(this.terminal);
+        return undefined;
+      }
+      let request: Observable<unknown>;
+      try {
+        request = this.requestWhenLive(method, buildParams());
+      } catch (error) {
+        subscriber.error(this.terminal ?? mapCallError(error));
+        return undefined;
+      }
+      const abort = (error: DisconnectedError): void => subscriber.error(error);
+      this.pendingCallAborts.add(abort);
+      const inner = request.subscribe({
+        next: (raw) => {
+          if (this.terminal) {
+            subscriber.error(this.terminal);
+            return;
+          }
+          let value: z.output<S>;
+          try {
+            value = decodeResult(method, schema, raw);
+          } catch (error) {
+            subscriber.error(error);
+            return;
+          }
+          subscriber.next(value);
+        },
+        error: (error: unknown) => subscriber.error(this.terminal ?? mapCallError(mapError(error))),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        this.pendingCallAborts.delete(abort);
+        inner.unsubscribe();
+      };
+    });
+  }
+
+  /** `request` on the live transport; waits while recovering. */
+  private requestWhenLive(method: string, params: unknown): Observable<unknown> {
+    this.noticeDeadRpc();
+    // Connected (the usual case): straight to the transport.
+    if (!this.terminal && this.state.value !== 'recovering' && this.rpc !== undefined) {
+      return this.rpc.request(method, params);
+    }
+    return this.awaitRpc().pipe(switchMap((rpc) => rpc.request(method, params)));
   }
 
   /**
@@ -585,6 +647,10 @@ function toSnapshot(result: ProcessReadResult): ProcessReadSnapshot {
     failure: result.failure,
     sandboxDenied: result.sandboxDenied,
   };
+}
+
+function identity<T>(value: T): T {
+  return value;
 }
 
 /** Every transport-closed error becomes `exec-server transport disconnected` (spec §11.3). */
