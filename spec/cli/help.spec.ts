@@ -43,8 +43,29 @@ describe('execrx help', () => {
 
   it('documents every run option', async () => {
     const { stdout } = await runMain(['run', '--help']);
-    for (const option of ['--url', '--tty', '--cwd', '--env', '--inherit-env', '--no-stdin']) {
+    for (const option of [
+      '--url',
+      '--registry',
+      '--environment-id',
+      '--token-env',
+      '--tty',
+      '--cwd',
+      '--env',
+      '--inherit-env',
+      '--no-stdin',
+    ]) {
       expect(stdout).toContain(option);
+    }
+  });
+
+  it('documents every serve and rendezvous option', async () => {
+    const serve = (await runMain(['serve', '--help'])).stdout;
+    for (const option of ['--listen', '--noise', '--remote', '--environment-id', '--api-key-env']) {
+      expect(serve).toContain(option);
+    }
+    const rendezvous = (await runMain(['rendezvous', '--help'])).stdout;
+    for (const option of ['--listen', '--executor-token', '--harness-token', '--public-url']) {
+      expect(rendezvous).toContain(option);
     }
   });
 });
@@ -70,6 +91,69 @@ describe('execrx usage errors (exit code 2, one line with a hint)', () => {
       '--url expects ws://HOST:PORT or wss://…, got `http://x` (see `execrx run --help`)',
     ],
     [['serve', 'extra'], 'unexpected argument `extra` (see `execrx serve --help`)'],
+    [
+      ['run', '--url', 'ws://x', '--registry', 'http://x', 'true'],
+      '--url and --registry exclude each other (see `execrx run --help`)',
+    ],
+    [
+      ['run', '--registry', 'http://x', 'true'],
+      '--registry needs --environment-id (see `execrx run --help`)',
+    ],
+    [
+      ['run', '--registry', 'ws://x', '--environment-id', 'e', 'true'],
+      '--registry expects http(s)://HOST[:PORT], got `ws://x` (see `execrx run --help`)',
+    ],
+    [
+      ['run', '--environment-id', 'e', 'true'],
+      '--environment-id and --token-env need --registry (see `execrx run --help`)',
+    ],
+    [
+      [
+        'run',
+        '--registry',
+        'http://x',
+        '--environment-id',
+        'e',
+        '--token-env',
+        'EXECRX_UNSET_VAR',
+        'true',
+      ],
+      '--registry needs a bearer token in the EXECRX_UNSET_VAR variable (see `execrx run --help`)',
+    ],
+    [
+      ['serve', '--remote', 'http://x'],
+      '--remote needs --environment-id (see `execrx serve --help`)',
+    ],
+    [
+      ['serve', '--remote', 'http://x', '--noise', '--environment-id', 'e'],
+      '--remote excludes --listen and --noise (see `execrx serve --help`)',
+    ],
+    [
+      ['serve', '--remote', 'ws://x', '--environment-id', 'e'],
+      '--remote expects http(s)://HOST[:PORT], got `ws://x` (see `execrx serve --help`)',
+    ],
+    [
+      [
+        'serve',
+        '--remote',
+        'http://x',
+        '--environment-id',
+        'e',
+        '--api-key-env',
+        'EXECRX_UNSET_VAR',
+      ],
+      '--remote needs the registry API key in the EXECRX_UNSET_VAR variable (see `execrx serve --help`)',
+    ],
+    [['serve', '--api-key-env', 'K'], '--api-key-env needs --remote (see `execrx serve --help`)'],
+    [
+      ['serve', '--environment-id', 'e'],
+      '--environment-id needs --remote or --noise (see `execrx serve --help`)',
+    ],
+    [
+      ['rendezvous', '--listen', 'ws://127.0.0.1:0'],
+      '--listen expects http://IP:PORT, got `ws://127.0.0.1:0` (see `execrx rendezvous --help`)',
+    ],
+    [['rendezvous', 'extra'], 'unexpected argument `extra` (see `execrx rendezvous --help`)'],
   ])('%j', async (argv, message) => {
     const result = await runMain(argv);
     expect(result).toEqual({ code: 2, stdout: '', stderr: `execrx: ${message}\n` });

@@ -1,44 +1,77 @@
 /**
- * Where `execrx run` sends its requests: an executor at a URL, or one embedded in this
- * process. An endpoint only knows how to open transports; the client stack on top is the same.
+ * Where `execrx run` sends its requests: an executor at a ws:// URL, one found through a
+ * registry (Noise rendezvous), or one embedded in this process (direct Noise over loopback).
+ * An endpoint is the environment layer's transport parameters plus what it owns; the
+ * lifecycle (connect, resume after loss, give up) is `LazyRemoteExecServerClient`'s.
  */
-import type { Observable } from 'rxjs';
-import { startExecServer } from '../server/index.js';
-import type { Transport } from '../transport/transport.js';
-import { connectWebSocket } from '../transport/webSocketTransport.js';
+import { of } from 'rxjs';
+import {
+  noiseRendezvous,
+  webSocketUrl,
+  type ExecServerTransportParams,
+} from '../environment/index.js';
+import { NoiseChannelIdentity } from '../noise/index.js';
+import {
+  EnvironmentRegistryClient,
+  RegistryConnectProvider,
+  type NoiseRendezvousConnectProvider,
+} from '../registry/index.js';
+import { startDirectNoiseExecServer } from '../server/relay/index.js';
 
 export interface Endpoint {
   /** For status and error lines, e.g. `ws://127.0.0.1:4321`. */
   readonly label: string;
-  /** Whether a lost connection is worth re-opening (an embedded executor dies with us). */
-  readonly reconnectable: boolean;
-  /** Opens one transport per subscription. */
-  connect(): Observable<Transport>;
+  /** How the environment layer opens (and reopens) transports to it. */
+  readonly params: ExecServerTransportParams;
   /** Releases what the endpoint owns (the embedded executor and its processes). */
   close(): Promise<void>;
 }
 
 /** An executor somewhere else, reached over plain WebSocket. */
 export function remoteEndpoint(url: string): Endpoint {
+  return { label: url, params: webSocketUrl(url), close: async () => undefined };
+}
+
+/**
+ * An executor registered as `environmentId` with the registry at `registryUrl`: each
+ * connection attempt asks `/connect` for a fresh bundle for our (per-run) Noise key.
+ */
+export function registryEndpoint(
+  registryUrl: string,
+  environmentId: string,
+  bearerToken: string,
+): Endpoint {
+  const registry = new EnvironmentRegistryClient({ baseUrl: registryUrl, bearerToken });
   return {
-    label: url,
-    reconnectable: true,
-    connect: () => connectWebSocket(url),
+    label: `environment ${environmentId} at ${registry.baseUrl}`,
+    params: noiseRendezvous(
+      new RegistryConnectProvider(registry, environmentId),
+      NoiseChannelIdentity.generate(),
+    ),
     close: async () => undefined,
   };
 }
 
 /**
- * Starts an executor inside this process and reaches it through the full client stack over
- * loopback. This is the one function to swap when the embedded path changes transport (e.g.
- * to the direct Noise channel).
+ * Starts a direct-Noise executor inside this process on loopback and reaches it through the
+ * full client stack: Noise handshake, encrypted relay frames, JSON-RPC, session.
  */
 export async function startEmbeddedEndpoint(): Promise<Endpoint> {
-  const server = await startExecServer({ listen: 'ws://127.0.0.1:0' });
+  const server = await startDirectNoiseExecServer({ listen: 'ws://127.0.0.1:0' });
+  // What a registry would hand out; the embedded executor admits any harness key.
+  const provider: NoiseRendezvousConnectProvider = {
+    connectBundle: () =>
+      of({
+        websocketUrl: server.url,
+        environmentId: server.environmentId,
+        executorRegistrationId: server.registrationId,
+        executorPublicKey: server.identity.toJSON(),
+        harnessKeyAuthorization: 'embedded',
+      }),
+  };
   return {
     label: `embedded executor (${server.url})`,
-    reconnectable: false,
-    connect: () => connectWebSocket(server.url),
+    params: noiseRendezvous(provider, NoiseChannelIdentity.generate()),
     close: () => server.close(),
   };
 }

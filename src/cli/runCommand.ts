@@ -4,7 +4,7 @@
  */
 import type { Command } from './command.js';
 import { formatOptions, parseOptions, type OptionSpec } from './parseOptions.js';
-import type { RunRequest } from './runProcess.js';
+import type { RunRequest, RunTarget } from './runProcess.js';
 import { UsageError } from './usageError.js';
 
 const OPTIONS: readonly OptionSpec[] = [
@@ -12,7 +12,27 @@ const OPTIONS: readonly OptionSpec[] = [
     name: 'url',
     kind: 'value',
     valueName: 'URL',
-    description: 'Executor to use (ws://HOST:PORT); default: an executor embedded in this process',
+    description:
+      'Executor to use (ws://HOST:PORT); default: an executor embedded in this process (over Noise)',
+  },
+  {
+    name: 'registry',
+    kind: 'value',
+    valueName: 'URL',
+    description:
+      'Environment registry (http(s)://…) to ask for a Noise connect bundle; needs --environment-id',
+  },
+  {
+    name: 'environment-id',
+    kind: 'value',
+    valueName: 'ID',
+    description: 'Environment to run on, as registered with --registry',
+  },
+  {
+    name: 'token-env',
+    kind: 'value',
+    valueName: 'NAME',
+    description: 'Variable holding the registry bearer token (default CODEX_API_KEY)',
   },
   {
     name: 'tty',
@@ -56,6 +76,7 @@ ${formatOptions(OPTIONS)}
 Examples:
   execrx run -- uname -a
   execrx run --url ws://127.0.0.1:4321 --cwd /tmp --env DEBUG=1 -- sh -c 'ls; echo $DEBUG'
+  CODEX_API_KEY=secret execrx run --registry http://127.0.0.1:8080 --environment-id dev -- ls
   printf 'one\\ntwo\\n' | execrx run -- head -n 1`;
 
 export const runCommand: Command = {
@@ -87,12 +108,8 @@ function toRunRequest(parsed: ReturnType<typeof parseOptions>): RunRequest {
   if (inherit !== 'all' && inherit !== 'core' && inherit !== 'none') {
     throw new UsageError(`--inherit-env expects all, core or none, got \`${inherit}\``, 'run');
   }
-  const url = parsed.values.get('url');
-  if (url !== undefined && !/^wss?:\/\//.test(url)) {
-    throw new UsageError(`--url expects ws://HOST:PORT or wss://…, got \`${url}\``, 'run');
-  }
   return {
-    url,
+    target: toRunTarget(parsed),
     tty: parsed.flags.has('tty'),
     cwd: parsed.values.get('cwd'),
     env,
@@ -100,4 +117,36 @@ function toRunRequest(parsed: ReturnType<typeof parseOptions>): RunRequest {
     pipeStdin: !parsed.flags.has('no-stdin'),
     argv: parsed.rest,
   };
+}
+
+function toRunTarget(parsed: ReturnType<typeof parseOptions>): RunTarget {
+  const url = parsed.values.get('url');
+  const registryUrl = parsed.values.get('registry');
+  const environmentId = parsed.values.get('environment-id');
+  const tokenEnv = parsed.values.get('token-env');
+  if (url !== undefined && registryUrl !== undefined) {
+    throw new UsageError('--url and --registry exclude each other', 'run');
+  }
+  if (registryUrl === undefined) {
+    if (environmentId !== undefined || tokenEnv !== undefined) {
+      throw new UsageError('--environment-id and --token-env need --registry', 'run');
+    }
+    if (url === undefined) return { kind: 'embedded' };
+    if (!/^wss?:\/\//.test(url)) {
+      throw new UsageError(`--url expects ws://HOST:PORT or wss://…, got \`${url}\``, 'run');
+    }
+    return { kind: 'url', url };
+  }
+  if (!/^https?:\/\//.test(registryUrl)) {
+    throw new UsageError(`--registry expects http(s)://HOST[:PORT], got \`${registryUrl}\``, 'run');
+  }
+  if (environmentId === undefined || environmentId.trim() === '') {
+    throw new UsageError('--registry needs --environment-id', 'run');
+  }
+  const variable = tokenEnv ?? 'CODEX_API_KEY';
+  const token = process.env[variable] ?? '';
+  if (token.trim() === '') {
+    throw new UsageError(`--registry needs a bearer token in the ${variable} variable`, 'run');
+  }
+  return { kind: 'registry', registryUrl, environmentId, token };
 }

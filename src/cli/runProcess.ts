@@ -3,23 +3,38 @@
  * signals, and come back with the exit status.
  */
 import { posix } from 'node:path';
-import { firstValueFrom, switchMap } from 'rxjs';
-import { ExecServerClient, type ProcessHandle } from '../client/index.js';
+import { firstValueFrom, type Subscription } from 'rxjs';
+import type { ExecServerClient, ProcessHandle } from '../client/index.js';
+import { ConnectionAttemptError, LazyRemoteExecServerClient } from '../environment/index.js';
 import type { ExecEnvPolicy } from '../protocol/process.js';
 import { fileUriToPath } from '../protocol/pathUri.js';
 import type { CliStreams } from './command.js';
-import { remoteEndpoint, startEmbeddedEndpoint, type Endpoint } from './endpoint.js';
+import {
+  registryEndpoint,
+  remoteEndpoint,
+  startEmbeddedEndpoint,
+  type Endpoint,
+} from './endpoint.js';
 import { forwardStdin } from './forwardStdin.js';
-import { keepConnected } from './keepConnected.js';
-import { statusLine } from './statusLine.js';
+import { statusLine, type StatusLine } from './statusLine.js';
 
 const EXIT_INTERRUPTED = 130;
 const EXIT_TERMINATED = 143;
 
+/** Where a run goes: a ws:// executor, a registry's environment, or an embedded executor. */
+export type RunTarget =
+  | { readonly kind: 'url'; readonly url: string }
+  | {
+      readonly kind: 'registry';
+      readonly registryUrl: string;
+      readonly environmentId: string;
+      readonly token: string;
+    }
+  | { readonly kind: 'embedded' };
+
 /** A parsed `execrx run` command line. */
 export interface RunRequest {
-  /** Executor URL; undefined: embed one. */
-  readonly url: string | undefined;
+  readonly target: RunTarget;
   readonly tty: boolean;
   readonly cwd: string | undefined;
   readonly env: Record<string, string>;
@@ -30,8 +45,7 @@ export interface RunRequest {
 
 /** Runs `request` and resolves with the exit status for our own process. */
 export async function runProcess(request: RunRequest, streams: CliStreams): Promise<number> {
-  const endpoint =
-    request.url === undefined ? await startEmbeddedEndpoint() : remoteEndpoint(request.url);
+  const endpoint = await openEndpoint(request.target);
   try {
     return await runOn(endpoint, request, streams);
   } catch (error) {
@@ -51,20 +65,17 @@ async function runOn(
   const interrupts = interruptTracker();
   try {
     status.show(`connecting to ${endpoint.label}…`);
-    const client = await interrupts.race(
-      firstValueFrom(
-        endpoint.connect().pipe(
-          switchMap((transport) =>
-            ExecServerClient.connect(transport, {
-              clientName: 'execrx-cli',
-              recovery: endpoint.reconnectable,
-            }),
-          ),
-        ),
-      ),
-    );
+    // The environment layer connects, resumes the session after a transport loss (within
+    // 25 s, retrying retryable errors), and fails it when that is impossible.
+    const environment = new LazyRemoteExecServerClient(endpoint.params);
+    const client = await interrupts
+      .race(firstValueFrom(environment.get()))
+      .catch((error: unknown) => {
+        environment.close();
+        throw error instanceof ConnectionAttemptError ? asError(error.cause) : error;
+      });
     status.clear();
-    const reconnecting = keepConnected(client, endpoint, status);
+    const reconnecting = showReconnects(client, endpoint, status);
     try {
       const cwd = await interrupts.race(resolveCwd(client, request.cwd));
       const handle = await interrupts.race(
@@ -88,14 +99,44 @@ async function runOn(
         }),
       );
       return await streamProcess(handle, request, streams, interrupts);
+    } catch (error) {
+      if (client.state === 'failed' && !(error instanceof Interrupted)) {
+        throw new Error(`could not reconnect to ${endpoint.label}: ${messageOf(error)}`);
+      }
+      throw error;
     } finally {
       reconnecting.unsubscribe();
-      client.close();
+      environment.close();
     }
   } finally {
     status.clear();
     interrupts.dispose();
   }
+}
+
+function openEndpoint(target: RunTarget): Promise<Endpoint> {
+  switch (target.kind) {
+    case 'url':
+      return Promise.resolve(remoteEndpoint(target.url));
+    case 'registry':
+      return Promise.resolve(
+        registryEndpoint(target.registryUrl, target.environmentId, target.token),
+      );
+    case 'embedded':
+      return startEmbeddedEndpoint();
+  }
+}
+
+/** "reconnecting…" on a terminal while the session recovers. */
+function showReconnects(
+  client: ExecServerClient,
+  endpoint: Endpoint,
+  status: StatusLine,
+): Subscription {
+  return client.state$.subscribe((state) => {
+    if (state === 'recovering') status.show(`connection to ${endpoint.label} lost; reconnecting…`);
+    else status.clear();
+  });
 }
 
 /** Output to our stdout/stderr as it arrives; resolves with the exit code once `closed`. */
@@ -162,6 +203,10 @@ function flush(streams: CliStreams): Promise<void> {
   const drained = (stream: CliStreams['stdout']) =>
     new Promise<void>((resolve) => stream.write('', () => resolve()));
   return Promise.all([drained(streams.stdout), drained(streams.stderr)]).then(() => undefined);
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function messageOf(error: unknown): string {

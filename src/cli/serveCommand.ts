@@ -1,31 +1,80 @@
 /**
- * `execrx serve`: the TypeScript executor as a server, like `codex exec-server --listen`.
- * Prints the bound `ws://` URL as the first stdout line; runs until SIGINT/SIGTERM (or, with
- * `--listen stdio`, until its input ends).
+ * `execrx serve`: the TypeScript executor as a server, in one of three modes:
+ * - plain (`--listen ws://…|stdio`), like `codex exec-server --listen`;
+ * - direct Noise (`--noise`): encrypted relay sockets accepted on a ws:// address;
+ * - remote (`--remote URL --environment-id ID`), like `codex exec-server --remote`.
+ * Runs until SIGINT/SIGTERM (or, with `--listen stdio`, until its input ends).
  */
 import type { Command } from './command.js';
-import { formatOptions, parseOptions, type OptionSpec } from './parseOptions.js';
+import {
+  formatOptions,
+  parseOptions,
+  type OptionSpec,
+  type ParsedOptions,
+} from './parseOptions.js';
 import { UsageError } from './usageError.js';
+
+const DEFAULT_LISTEN = 'ws://127.0.0.1:0';
+const DEFAULT_API_KEY_ENV = 'CODEX_API_KEY';
 
 const OPTIONS: readonly OptionSpec[] = [
   {
     name: 'listen',
     kind: 'value',
     valueName: 'URL',
-    description: 'ws://IP:PORT (port 0 picks a free one) or stdio; default ws://127.0.0.1:0',
+    description: `ws://IP:PORT (port 0 picks a free one) or stdio; default ${DEFAULT_LISTEN}`,
   },
-  // The Noise modes (`--remote URL --environment-id ID`, direct Noise) plug in here.
+  {
+    name: 'noise',
+    kind: 'flag',
+    description: 'Direct Noise mode: accept encrypted relay sockets on the --listen address',
+  },
+  {
+    name: 'remote',
+    kind: 'value',
+    valueName: 'URL',
+    description: 'Register with the environment registry at URL and serve through its relay',
+  },
+  {
+    name: 'environment-id',
+    kind: 'value',
+    valueName: 'ID',
+    description: 'Environment to serve (required with --remote; --noise default: environment)',
+  },
+  {
+    name: 'api-key-env',
+    kind: 'value',
+    valueName: 'NAME',
+    description: `Variable holding the registry API key for --remote (default ${DEFAULT_API_KEY_ENV})`,
+  },
 ];
 
-const HELP = `Usage: execrx serve [--listen ws://IP:PORT|stdio]
+const HELP = `Usage: execrx serve [--listen ws://IP:PORT|stdio] [--noise]
+       execrx serve --remote URL --environment-id ID [--api-key-env NAME]
 
-Serves the exec-server protocol with the TypeScript executor. With a ws:// address it
-prints the bound URL (e.g. ws://127.0.0.1:4321) as the first line on stdout and runs
-until interrupted; with stdio it speaks newline-delimited JSON on stdin/stdout and
-stops at the end of stdin. Every process it started is killed when it stops.
+Serves the exec-server protocol with the TypeScript executor. Every process it started
+is killed when it stops (SIGINT/SIGTERM).
+
+With a ws:// address it prints the bound URL (e.g. ws://127.0.0.1:4321) as the first
+line on stdout and runs until interrupted; with stdio it speaks newline-delimited JSON
+on stdin/stdout and stops at the end of stdin.
+
+With --noise it accepts Noise-encrypted relay sockets instead (any harness key is
+admitted). Line 1 is the URL, line 2 a JSON object with the environmentId,
+executorRegistrationId and executorPublicKey a client puts in its connect bundle.
+
+With --remote it registers its Noise key with the registry, attaches to the relay the
+registry names and serves the environment there, reconnecting with backoff (like
+\`codex exec-server --remote\`). It prints one line once it serves; trouble goes to
+stderr. Clients connect with \`execrx run --registry URL --environment-id ID\`.
 
 Options:
-${formatOptions(OPTIONS)}`;
+${formatOptions(OPTIONS)}
+
+Examples:
+  execrx serve --listen ws://0.0.0.0:4321
+  execrx serve --noise
+  CODEX_API_KEY=secret execrx serve --remote http://127.0.0.1:8080 --environment-id dev`;
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -37,28 +86,80 @@ export const serveCommand: Command = {
       streams.stdout.write(`${HELP}\n`);
       return 0;
     }
-    const listen = parsed.values.get('listen') ?? 'ws://127.0.0.1:0';
-    const { startExecServer } = await import('../server/index.js');
-    let server;
-    try {
-      server = await startExecServer({ listen, input: streams.stdin, output: streams.stdout });
-    } catch (error) {
-      // Bad addresses get the binary's texts from parseListenUrl.
-      if (error instanceof Error && /--listen URL/.test(error.message)) {
-        throw new UsageError(error.message, 'serve');
+    const remote = parsed.values.get('remote');
+    if (remote !== undefined) {
+      const options = remoteOptions(remote, parsed);
+      const { serveRemote } = await import('./serveRemote.js');
+      return serveRemote(options, streams);
+    }
+    if (parsed.values.has('api-key-env')) {
+      throw new UsageError('--api-key-env needs --remote', 'serve');
+    }
+    const listen = parsed.values.get('listen') ?? DEFAULT_LISTEN;
+    const environmentId = parsed.values.get('environment-id');
+    if (parsed.flags.has('noise')) {
+      if (!listen.startsWith('ws://')) {
+        throw new UsageError(`--noise listens on ws://IP:PORT only, got \`${listen}\``, 'serve');
       }
-      throw error;
+      const { serveDirectNoise } = await import('./serveNoise.js');
+      return withListenUsageErrors(() => serveDirectNoise({ listen, environmentId }, streams));
     }
-    if (server.url !== 'stdio') streams.stdout.write(`${server.url}\n`);
-    const stop = (): void => void server.close();
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    try {
-      await server.closed;
-    } finally {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+    if (environmentId !== undefined) {
+      throw new UsageError('--environment-id needs --remote or --noise', 'serve');
     }
-    return 0;
+    return withListenUsageErrors(() => servePlain(listen, streams));
   },
 };
+
+function remoteOptions(
+  registryUrl: string,
+  parsed: ParsedOptions,
+): { registryUrl: string; environmentId: string; apiKey: string } {
+  if (parsed.values.has('listen') || parsed.flags.has('noise')) {
+    throw new UsageError('--remote excludes --listen and --noise', 'serve');
+  }
+  if (!/^https?:\/\//.test(registryUrl)) {
+    throw new UsageError(`--remote expects http(s)://HOST[:PORT], got \`${registryUrl}\``, 'serve');
+  }
+  const environmentId = parsed.values.get('environment-id');
+  if (environmentId === undefined || environmentId.trim() === '') {
+    throw new UsageError('--remote needs --environment-id', 'serve');
+  }
+  const variable = parsed.values.get('api-key-env') ?? DEFAULT_API_KEY_ENV;
+  const apiKey = process.env[variable] ?? '';
+  if (apiKey.trim() === '') {
+    throw new UsageError(
+      `--remote needs the registry API key in the ${variable} variable`,
+      'serve',
+    );
+  }
+  return { registryUrl, environmentId, apiKey };
+}
+
+/** Bad addresses get the binary's texts from parseListenUrl, as usage errors. */
+async function withListenUsageErrors(serve: () => Promise<number>): Promise<number> {
+  try {
+    return await serve();
+  } catch (error) {
+    if (error instanceof Error && /--listen URL/.test(error.message)) {
+      throw new UsageError(error.message, 'serve');
+    }
+    throw error;
+  }
+}
+
+async function servePlain(listen: string, streams: Parameters<Command['run']>[1]): Promise<number> {
+  const { startExecServer } = await import('../server/index.js');
+  const server = await startExecServer({ listen, input: streams.stdin, output: streams.stdout });
+  if (server.url !== 'stdio') streams.stdout.write(`${server.url}\n`);
+  const stop = (): void => void server.close();
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    await server.closed;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+  return 0;
+}

@@ -21,6 +21,8 @@ export interface CliOptions {
   /** Written to the child's stdin, which is then closed. Default: stdin is /dev/null. */
   readonly input?: string;
   readonly cwd?: string;
+  /** Variables added to the child's environment (ours otherwise). */
+  readonly env?: Readonly<Record<string, string>>;
   /** The child is SIGKILLed after this long (then the spec fails on the result). Default 15 s. */
   readonly timeoutMs?: number;
 }
@@ -33,6 +35,8 @@ export interface RunningCli {
   waitForStdout(text: string): Promise<void>;
   /** Everything printed on stdout so far. */
   stdoutSoFar(): string;
+  /** Resolves with the first `count` stdout lines once they are complete. */
+  stdoutLines(count: number): Promise<string[]>;
 }
 
 const running = new Set<ChildProcess>();
@@ -46,18 +50,19 @@ export function assertBuilt(): void {
 export function startCli(args: readonly string[], options: CliOptions = {}): RunningCli {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
+    env: { ...process.env, ...options.env },
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   running.add(child);
   let stdout = '';
   let stderr = '';
-  const stdoutWaiters: Array<{ text: string; resolve: () => void }> = [];
+  const stdoutWaiters: Array<{ done: (stdout: string) => boolean; resolve: () => void }> = [];
   child.stdout!.setEncoding('utf8');
   child.stderr!.setEncoding('utf8');
   child.stdout!.on('data', (text: string) => {
     stdout += text;
     for (const waiter of [...stdoutWaiters]) {
-      if (stdout.includes(waiter.text)) {
+      if (waiter.done(stdout)) {
         stdoutWaiters.splice(stdoutWaiters.indexOf(waiter), 1);
         waiter.resolve();
       }
@@ -74,20 +79,22 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Run
       resolve({ code, signal, stdout, stderr });
     });
   });
-  return {
-    child,
-    result,
-    stdoutSoFar: () => stdout,
-    waitForStdout: (text) =>
-      stdout.includes(text)
-        ? Promise.resolve()
-        : new Promise<void>((resolve, reject) => {
-            stdoutWaiters.push({ text, resolve });
-            void result.then(() =>
-              reject(new Error(`CLI exited before printing ${JSON.stringify(text)}: ${stderr}`)),
-            );
-          }),
+  const waitUntil = (done: (stdout: string) => boolean, what: string): Promise<void> =>
+    done(stdout)
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => {
+          stdoutWaiters.push({ done, resolve });
+          void result.then(() =>
+            reject(new Error(`CLI exited before printing ${what}: ${stderr}`)),
+          );
+        });
+  const waitForStdout = (text: string): Promise<void> =>
+    waitUntil((out) => out.includes(text), JSON.stringify(text));
+  const stdoutLines = async (count: number): Promise<string[]> => {
+    await waitUntil((out) => out.split('\n').length > count, `${count} lines`);
+    return stdout.split('\n').slice(0, count);
   };
+  return { child, result, stdoutSoFar: () => stdout, waitForStdout, stdoutLines };
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {

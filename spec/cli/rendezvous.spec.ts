@@ -1,0 +1,86 @@
+/**
+ * `execrx rendezvous` + `execrx serve --remote` + `execrx run --registry`, end to end as child
+ * processes on 127.0.0.1: registration, registry lookup, Noise handshake through the relay.
+ */
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
+
+beforeAll(assertBuilt);
+afterEach(killRunningClis);
+
+const TOKEN = { CODEX_API_KEY: 'cli-spec-token' };
+
+/** Three CLI processes start one after the other; a loaded 2-core machine needs the margin. */
+const E2E_TIMEOUT_MS = 45_000;
+
+describe('execrx rendezvous', () => {
+  it(
+    'relays `run --registry` to `serve --remote`, and every part stops on SIGINT',
+    async () => {
+      const rendezvous = startCli(['rendezvous', '--executor-token', TOKEN.CODEX_API_KEY], {
+        timeoutMs: E2E_TIMEOUT_MS,
+      });
+      const [registry] = await rendezvous.stdoutLines(1);
+      expect(registry).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+      const executor = startCli(
+        ['serve', '--remote', registry as string, '--environment-id', 'cli-env'],
+        { env: TOKEN, timeoutMs: E2E_TIMEOUT_MS },
+      );
+      const [status] = await executor.stdoutLines(1);
+      expect(status).toMatch(/^registered environment cli-env \(registration .+\); serving$/);
+
+      const result = await runCli(
+        ['run', '--registry', registry as string, '--environment-id', 'cli-env'].concat([
+          '--',
+          'sh',
+          '-c',
+          'echo hi; exit 5',
+        ]),
+        { env: TOKEN, timeoutMs: E2E_TIMEOUT_MS },
+      );
+      expect(result).toMatchObject({ code: 5, stdout: 'hi\n', stderr: '' });
+
+      executor.child.kill('SIGINT');
+      expect(await executor.result).toMatchObject({ code: 0 });
+      rendezvous.child.kill('SIGINT');
+      const stopped = await rendezvous.result;
+      expect(stopped.code).toBe(0);
+      expect(stopped.stderr).toContain('rendezvous: cli-env registered');
+      expect(stopped.stderr).toContain('rendezvous: cli-env executor attached');
+      expect(stopped.stderr).toContain('harness key admitted');
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'answers a wrong token or an unknown environment with one line and exit code 1',
+    async () => {
+      const rendezvous = startCli(['rendezvous', '--executor-token', TOKEN.CODEX_API_KEY], {
+        timeoutMs: E2E_TIMEOUT_MS,
+      });
+      const [registry] = await rendezvous.stdoutLines(1);
+      const lookup = ['--registry', registry as string, '--environment-id'];
+      const [wrongToken, unknownEnvironment, refusedExecutor] = await Promise.all([
+        runCli(['run', ...lookup, 'cli-env', '--token-env', 'WRONG', '--', 'true'], {
+          env: { WRONG: 'not-the-token' },
+        }),
+        runCli(['run', ...lookup, 'nowhere', '--', 'true'], { env: TOKEN }),
+        runCli(['serve', '--remote', registry as string, '--environment-id', 'cli-env'], {
+          env: { CODEX_API_KEY: 'not-the-token' },
+        }),
+      ]);
+      for (const result of [wrongToken, unknownEnvironment, refusedExecutor]) {
+        expect(result).toMatchObject({ code: 1, stdout: '' });
+        expect(result.stderr).toMatch(/^execrx: \S/);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      }
+      expect(wrongToken.stderr).toContain('401');
+      expect(refusedExecutor.stderr).toContain('401');
+
+      rendezvous.child.kill('SIGTERM');
+      expect((await rendezvous.result).code).toBe(0);
+    },
+    E2E_TIMEOUT_MS,
+  );
+});
