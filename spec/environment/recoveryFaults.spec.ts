@@ -136,7 +136,7 @@ describe('recovery under transport faults', () => {
     expect(harness.transports.length).toBeGreaterThan(DROPS);
     expect(client.connectionState).toBe('Connected');
     await firstValueFrom(generator.terminate());
-  }, 60_000);
+  }, 180_000);
 
   it('a silent network trips the Pong watchdog, and the same session resumes', async () => {
     const executor = await startTestExecutor();
