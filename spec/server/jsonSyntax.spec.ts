@@ -1,6 +1,6 @@
 /** serde_json-worded syntax errors for malformed executor input. */
 import { describe, expect, it } from '@jest/globals';
-import { jsonSyntaxError } from '../../src/server/jsonSyntax.js';
+import { jsonSyntaxError, parseJson, scanJson } from '../../src/server/jsonSyntax.js';
 
 describe('jsonSyntaxError', () => {
   it.each([
@@ -27,5 +27,33 @@ describe('jsonSyntaxError', () => {
     ' 1 ',
   ])('accepts %j', (text) => {
     expect(jsonSyntaxError(text)).toBeUndefined();
+  });
+});
+
+describe('parseJson (fast path of scanJson + JSON.parse)', () => {
+  const deep = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+  it.each([
+    '{"id":1,"id":2}',
+    '{"a":{"b":1,"b":2}}',
+    '[{"x":1},{"y":2,"y":3}]',
+    '{"k\\":":1,"k\\":":2}',
+    '{"a":"x\\":","b":"\\"","a":1}',
+    '{"__proto__":1,"__proto__":2}',
+    '{"a":":","b":1}',
+    '{"a":1} trailing',
+    '{"a":1}{"b":2}',
+    deep(127),
+    deep(128),
+    `[${'0,'.repeat(262_143)}0]`,
+    `[${'0,'.repeat(262_144)}0]`,
+    '{"a" : 1 , "b" :\n[ "c" , { "d" : "e:" } ] }',
+    '"\\ud800"',
+    'not json',
+    '',
+  ])('agrees with scanJson on %#', (text) => {
+    const scanned = scanJson(text);
+    const expected =
+      'error' in scanned ? scanned : { value: JSON.parse(text.slice(0, scanned.end)) as unknown };
+    expect(parseJson(text)).toEqual(expected);
   });
 });

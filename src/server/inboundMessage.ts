@@ -5,7 +5,7 @@
  * `data did not match any variant of untagged enum RequestId`, …).
  */
 import type { RequestId } from '../protocol/jsonrpc.js';
-import { scanJson } from './jsonSyntax.js';
+import { parseJson } from './jsonSyntax.js';
 import { describeValue } from './params.js';
 
 export type InboundMessage =
@@ -19,6 +19,7 @@ const I64_MAX = 2n ** 63n - 1n;
 
 function requestId(value: unknown): RequestId | undefined {
   if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
   if (
     typeof value === 'number' &&
     Number.isInteger(value) &&
@@ -31,9 +32,9 @@ function requestId(value: unknown): RequestId | undefined {
 }
 
 export function parseInbound(text: string): { message: InboundMessage } | { error: string } {
-  const scanned = scanJson(text);
-  if ('error' in scanned) return scanned;
-  const value: unknown = JSON.parse(text.slice(0, scanned.end));
+  const parsed = parseJson(text);
+  if ('error' in parsed) return parsed;
+  const { value } = parsed;
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { error: 'expected a JSON-RPC object' };
   const record = value as Record<string, unknown>;

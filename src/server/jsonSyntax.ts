@@ -193,3 +193,63 @@ export function jsonSyntaxError(text: string): string | undefined {
   const scanned = scanJson(text);
   return 'error' in scanned ? scanned.error : undefined;
 }
+
+/** Every string token of a valid JSON text, and whether it is an object key. */
+const STRING_TOKEN = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+
+/** Object keys and values (keys not counted) of a parsed value; -1 once nested too deep. */
+function countTree(
+  value: unknown,
+  depth: number,
+  counts: { keys: number; values: number },
+): boolean {
+  counts.values += 1;
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth + 1 >= MAX_NESTING) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!countTree(item, depth + 1, counts)) return false;
+    return true;
+  }
+  for (const key in value) {
+    counts.keys += 1;
+    if (!countTree((value as Record<string, unknown>)[key], depth + 1, counts)) return false;
+  }
+  return true;
+}
+
+/**
+ * Parses the first JSON value of `text` with exactly the acceptance of `scanJson` (duplicate
+ * keys, nesting and value-count limits included). The common case — a well-formed message —
+ * takes native `JSON.parse` plus a walk of the result: the character-level scan, slow until
+ * the JIT has warmed up, only runs to word an error or when something follows the value.
+ */
+export function parseJson(text: string): { value: unknown } | { error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return slowParse(text);
+  }
+  // A text JSON.parse accepts is one valid value, so the regex sees exactly its string
+  // tokens; those followed by `:` are the object keys as written, duplicates included.
+  let keysInText = 0;
+  STRING_TOKEN.lastIndex = 0;
+  for (let match = STRING_TOKEN.exec(text); match; match = STRING_TOKEN.exec(text)) {
+    if (match[1] !== undefined) keysInText += 1;
+  }
+  const counts = { keys: 0, values: 0 };
+  if (
+    !countTree(value, 0, counts) ||
+    counts.keys !== keysInText ||
+    counts.values > MAX_JSON_VALUES
+  ) {
+    return slowParse(text);
+  }
+  return { value };
+}
+
+function slowParse(text: string): { value: unknown } | { error: string } {
+  const scanned = scanJson(text);
+  if ('error' in scanned) return scanned;
+  return { value: JSON.parse(text.slice(0, scanned.end)) as unknown };
+}
