@@ -375,7 +375,9 @@ export function describeConformance(
       it('keeps delivering output after exit until the pipes close (closed is last)', async () => {
         const client = await session();
         const handle = await start(client, {
-          argv: ['sh', '-c', '(sleep 0.3; echo late) & echo early; exit 4'],
+          // The pause after `early` lets the executor read it before it reaps the exit; without
+          // it either order is legal on both servers (output may follow exited).
+          argv: ['sh', '-c', '(sleep 0.6; echo late) & echo early; sleep 0.2; exit 4'],
         });
         const events = await all(handle.events$);
         const kinds = events.map((event) =>
