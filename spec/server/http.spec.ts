@@ -208,7 +208,9 @@ describe('http/request', () => {
         url: `${base}/held`,
         headers: [],
         requestId: 't',
-        timeoutMs: 300,
+        // Long enough that the headers always arrive in time on a loaded machine, so the
+        // deadline lands in the body phase on both servers.
+        timeoutMs: 1_500,
       });
       return reply.error;
     };
