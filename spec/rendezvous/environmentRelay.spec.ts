@@ -3,7 +3,7 @@
  * Noise: the relay never looks inside payloads, so any bytes do).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { filter, firstValueFrom, timeout } from 'rxjs';
+import { VirtualTimeScheduler, filter, firstValueFrom, timeout } from 'rxjs';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import {
   dataFrame,
@@ -230,17 +230,94 @@ describe('rendezvous relay routing', () => {
 describe('rendezvous back-pressure', () => {
   const FRAME = new Uint8Array(200 * 1024).fill(0x5a);
 
-  it('drops a harness that stops reading and resets its stream at the executor', async () => {
-    const { executor, harness, events } = await start({ maxBufferedBytes: 256 * 1024 });
-    const slow = await harness();
-    slow.send(resumeFrame('slow'));
-    await executor.next();
-    slow.socket.pause(); // stops reading from TCP: the rendezvous' send buffer fills up
-    for (let seq = 0; seq < 150; seq++) executor.send(dataFrame('slow', seq, FRAME));
-    expect(await executor.next(10_000)).toEqual(resetFrame('slow'));
-    expect(events).toContainEqual(
-      expect.objectContaining({ type: 'stream-reset', streamId: 'slow', why: 'overflow' }),
+  const HIGH_WATER = 256 * 1024;
+  /** Frame `seq` of stream `slow`, its payload marked with the seq so reordering shows. */
+  const numbered = (seq: number): RelayFrame => dataFrame('slow', seq, FRAME.fill(seq % 251));
+  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+  const waitFor = (fixture: Fixture, type: RendezvousEvent['type']): Promise<RendezvousEvent> =>
+    firstValueFrom(
+      fixture.rendezvous.events.pipe(
+        filter((event) => event.type === type),
+        timeout(10_000),
+      ),
     );
+
+  /** A harness that claimed stream `slow` and then stopped reading its socket. */
+  async function slowHarness(fixture: Fixture): Promise<RawRelaySocket> {
+    const slow = await fixture.harness();
+    slow.send(resumeFrame('slow'));
+    await fixture.executor.next();
+    slow.socket.pause(); // stops reading from TCP: the rendezvous' send buffer fills up
+    return slow;
+  }
+
+  it('pauses the executor for a harness that reads slowly, losing nothing and keeping order', async () => {
+    const fixture = await start({ maxBufferedBytes: HIGH_WATER });
+    const { executor, events } = fixture;
+    const slow = await slowHarness(fixture);
+    const paused = waitFor(fixture, 'executor-paused');
+    // 40 MiB: more than the loopback socket buffers of both legs can hold.
+    const count = 200;
+    for (let seq = 0; seq < count; seq++) executor.send(numbered(seq));
+    expect(await paused).toMatchObject({ streamId: 'slow' });
+    await sleep(300);
+    // TCP back-pressure reached the executor: its own socket holds what the relay won't read.
+    expect(executor.socket.bufferedAmount).toBeGreaterThan(0);
+    const resumed = waitFor(fixture, 'executor-resumed');
+    slow.socket.resume();
+    for (let seq = 0; seq < count; seq++) {
+      const frame = await slow.next(10_000);
+      expect(frame).toMatchObject({ kind: 'data', streamId: 'slow', seq });
+      if (frame.kind !== 'data') throw new Error('unreachable');
+      expect(frame.payload.length).toBe(FRAME.length);
+      expect(frame.payload[0]).toBe(seq % 251);
+      expect(frame.payload[FRAME.length - 1]).toBe(seq % 251);
+    }
+    await resumed;
+    expect(executor.received).toHaveLength(1); // only the resume, no reset: the stream survived
+    expect(events.filter((event) => event.type === 'harness-dropped')).toEqual([]);
+  });
+
+  it('drops a harness that makes no progress for the stall timeout, resetting its stream', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    /** Runs every scheduled action up to `ms` of virtual time from now. */
+    const advance = (ms: number): void => {
+      const until = scheduler.frame + ms;
+      scheduler.schedule(() => undefined, ms);
+      scheduler.maxFrames = until;
+      scheduler.flush();
+    };
+    const fixture = await start({
+      maxBufferedBytes: HIGH_WATER,
+      harnessStallTimeoutMs: 30_000,
+      scheduler,
+      keepalive: { pingIntervalMs: 3_600_000, pongTimeoutMs: 3_600_000 },
+    });
+    const { executor, events } = fixture;
+    const slow = await slowHarness(fixture);
+    const paused = waitFor(fixture, 'executor-paused');
+    for (let seq = 0; seq < 100; seq++) executor.send(numbered(seq));
+    await paused;
+    await sleep(300); // let frames in flight settle: from here on the harness makes no progress
+
+    advance(29_999);
+    await sleep(100);
+    expect(events.filter((event) => event.type === 'harness-dropped')).toEqual([]);
+    expect(executor.received).toHaveLength(1); // only the resume
+
+    const resumed = waitFor(fixture, 'executor-resumed');
+    advance(1);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'harness-dropped', streamId: 'slow', why: 'stalled' }),
+    );
+    expect(await executor.next()).toEqual(resetFrame('slow'));
+    slow.socket.resume(); // a paused client would never see the connection end
+    expect(await slow.closed()).toBe(1006);
+    await resumed; // the executor is read again: its other streams go on
+    expect(fixture.rendezvous.environment('env-1')).toMatchObject({
+      streams: 0,
+      harnessSockets: 0,
+    });
   });
 
   it('holds harnesses back while the executor reads slowly, losing nothing', async () => {

@@ -8,8 +8,21 @@
  * executor gets a `reset` for each of its streams; when the executor socket goes away (or is
  * replaced by a reconnect) each harness gets a `reset` for its streams. Resets carry codex's
  * fixed reason `noise_relay_protocol_error` (harnesses discard it anyway).
+ *
+ * Back-pressure, both directions (codex does not publish its rendezvous' semantics; these are
+ * ours): a relay must slow a fast sender down rather than lose a user's stream.
+ * - Executor slow to read: harnesses writing to it are paused until its socket drains.
+ * - A harness slow to read (a busy client decrypting): once its socket holds more than
+ *   `maxBufferedBytes`, the relay stops reading the executor socket, so TCP back-pressure
+ *   reaches the executor, and resumes once every such harness has drained below half. The
+ *   trade-off: one slow harness briefly slows every other stream on the same executor socket
+ *   (they share it). A harness is dropped only when it makes no progress at all for
+ *   `stallTimeoutMs` (a dead or wedged client must not hold the executor forever), or when its
+ *   buffer passes 4x `maxBufferedBytes`, which only frames already in flight when the executor
+ *   was paused can cause. The stall timeout must stay below the Pong timeout: a paused
+ *   executor socket reads no Pongs either.
  */
-import { Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { Observable, type SchedulerLike, type Subscription, timer } from 'rxjs';
 import WebSocket, { type RawData } from 'ws';
 import {
   decodeRelayFrame,
@@ -27,10 +40,13 @@ export interface EnvironmentRelayOptions {
   /** Streams routed at once per environment (codex's executor serves at most 128). */
   readonly maxStreams: number;
   /**
-   * Bytes queued on one socket before the relay reacts: a harness that reads too slowly is
-   * dropped; harnesses sending to a slow executor are paused until it catches up.
+   * High-water mark of bytes queued on one socket: above it the relay stops reading the
+   * sockets that feed it (the executor for a slow harness; the harnesses for a slow
+   * executor) and resumes once it is below half.
    */
   readonly maxBufferedBytes: number;
+  /** How long a congested harness may make no progress at all before it is dropped. */
+  readonly stallTimeoutMs: number;
   readonly emit: (event: RendezvousEvent) => void;
 }
 
@@ -40,10 +56,15 @@ type ExecutorDetachReason = 'closed' | 'replaced' | 'superseded' | 'pong_timeout
 const CLOSE_GOING_AWAY = 1001;
 const CLOSE_REPLACED = 4000;
 
+/** A harness whose buffer passes this many times `maxBufferedBytes` is dropped at once. */
+const HARD_CAP_FACTOR = 4;
+
 interface HarnessLink {
   readonly socket: WebSocket;
   readonly streams: Set<string>;
   keepalive?: Subscription;
+  /** Runs while the harness is congested; restarted by every write it completes. */
+  stallWatch?: Subscription;
 }
 
 interface ExecutorLink {
@@ -56,7 +77,10 @@ export class EnvironmentRelay {
   private executor: ExecutorLink | undefined;
   private readonly routes = new Map<string, HarnessLink>();
   private readonly harnesses = new Set<HarnessLink>();
+  /** Harnesses paused because the executor socket is congested. */
   private readonly paused = new Set<HarnessLink>();
+  /** Harnesses whose own socket is congested; while any is, the executor socket is paused. */
+  private readonly congested = new Set<HarnessLink>();
 
   constructor(
     readonly environmentId: string,
@@ -110,6 +134,9 @@ export class EnvironmentRelay {
     }
     this.routes.clear();
     this.resumePaused();
+    for (const harness of this.congested) this.stopStallWatch(harness);
+    this.congested.clear();
+    link.socket.resume(); // a paused socket would never read the executor's close frame
     if (reason === 'pong_timeout') link.socket.terminate();
     else if (link.socket.readyState === WebSocket.OPEN) {
       link.socket.close(
@@ -149,6 +176,7 @@ export class EnvironmentRelay {
     if (!this.harnesses.delete(link)) return;
     link.keepalive?.unsubscribe();
     this.paused.delete(link);
+    this.clearCongestion(link);
     for (const streamId of link.streams) {
       this.routes.delete(streamId);
       if (this.executor) {
@@ -234,21 +262,7 @@ export class EnvironmentRelay {
       }
       return;
     }
-    if (harness.socket.bufferedAmount > this.options.maxBufferedBytes) {
-      // The harness stopped reading; it cannot keep up with its stream. Drop it (its close
-      // handler resets its streams at the executor).
-      this.options.emit({
-        type: 'stream-reset',
-        environmentId: this.environmentId,
-        streamId: frame.streamId,
-        to: 'environment',
-        why: 'overflow',
-      });
-      harness.socket.terminate();
-      this.detachHarness(harness);
-      return;
-    }
-    this.send(harness.socket, bytes);
+    if (!this.forwardToHarness(harness, frame.streamId, bytes)) return;
     this.options.emit({
       type: 'frame-forwarded',
       environmentId: this.environmentId,
@@ -258,6 +272,74 @@ export class EnvironmentRelay {
       bytes: bytes.length,
     });
     if (frame.kind === 'reset') this.release(harness, frame.streamId);
+  }
+
+  /** Sends one executor frame to its harness; false when the harness had to be dropped. */
+  private forwardToHarness(harness: HarnessLink, streamId: string, bytes: Uint8Array): boolean {
+    if (harness.socket.bufferedAmount > HARD_CAP_FACTOR * this.options.maxBufferedBytes) {
+      this.dropHarness(harness, streamId, 'overflow');
+      return false;
+    }
+    this.send(harness.socket, bytes, () => this.onHarnessWritten(harness));
+    if (
+      harness.socket.bufferedAmount > this.options.maxBufferedBytes &&
+      !this.congested.has(harness)
+    ) {
+      this.congested.add(harness);
+      this.restartStallWatch(harness, streamId);
+      if (this.congested.size === 1 && this.executor) {
+        this.executor.socket.pause();
+        this.options.emit({ type: 'executor-paused', environmentId: this.environmentId, streamId });
+      }
+    }
+    return true;
+  }
+
+  /** A write to the harness completed: progress. Resumes the executor once all drained. */
+  private onHarnessWritten(harness: HarnessLink): void {
+    if (!this.congested.has(harness)) return;
+    if (harness.socket.bufferedAmount <= this.options.maxBufferedBytes / 2) {
+      this.clearCongestion(harness);
+    } else {
+      this.restartStallWatch(harness, undefined);
+    }
+  }
+
+  private clearCongestion(harness: HarnessLink): void {
+    this.stopStallWatch(harness);
+    if (!this.congested.delete(harness) || this.congested.size > 0) return;
+    if (this.executor) {
+      this.executor.socket.resume();
+      this.options.emit({ type: 'executor-resumed', environmentId: this.environmentId });
+    }
+  }
+
+  private restartStallWatch(harness: HarnessLink, streamId: string | undefined): void {
+    this.stopStallWatch(harness);
+    harness.stallWatch = timer(this.options.stallTimeoutMs, this.options.scheduler).subscribe(() =>
+      this.dropHarness(harness, streamId ?? firstOf(harness.streams), 'stalled'),
+    );
+  }
+
+  private stopStallWatch(harness: HarnessLink): void {
+    harness.stallWatch?.unsubscribe();
+    harness.stallWatch = undefined;
+  }
+
+  /** Ends a harness that cannot keep up; detaching it resets its streams at the executor. */
+  private dropHarness(
+    harness: HarnessLink,
+    streamId: string | undefined,
+    why: 'overflow' | 'stalled',
+  ): void {
+    this.options.emit({
+      type: 'harness-dropped',
+      environmentId: this.environmentId,
+      ...(streamId === undefined ? {} : { streamId }),
+      why,
+    });
+    harness.socket.terminate();
+    this.detachHarness(harness);
   }
 
   private forwardToExecutor(link: HarnessLink, frame: RelayFrame, bytes: Uint8Array): void {
@@ -394,6 +476,11 @@ export class EnvironmentRelay {
       error: () => onDead(),
     });
   }
+}
+
+function firstOf(values: Set<string>): string | undefined {
+  for (const value of values) return value;
+  return undefined;
 }
 
 function toBytes(data: RawData): Uint8Array {

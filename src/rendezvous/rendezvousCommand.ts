@@ -71,6 +71,12 @@ function describeEvent(event: RendezvousEvent): string | undefined {
       return `rendezvous: ${event.environmentId} harness key ${event.valid ? 'admitted' : `refused (${event.rejection ?? 'invalid'})`}`;
     case 'upgrade-refused':
       return `rendezvous: upgrade refused with ${event.status} (${event.detail})`;
+    case 'executor-paused':
+      return `rendezvous: ${event.environmentId} executor paused (harness of stream ${event.streamId} reads slowly)`;
+    case 'executor-resumed':
+      return `rendezvous: ${event.environmentId} executor resumed`;
+    case 'harness-dropped':
+      return `rendezvous: ${event.environmentId} harness dropped (${event.why})`;
     case 'frame-forwarded':
       return undefined;
   }

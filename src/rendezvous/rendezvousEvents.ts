@@ -27,7 +27,25 @@ export type RendezvousEvent =
       readonly streamId: string;
       /** Which side the rendezvous sent the reset to. */
       readonly to: 'environment' | 'harness';
-      readonly why: 'harness_gone' | 'executor_gone' | 'refused' | 'overflow';
+      readonly why: 'harness_gone' | 'executor_gone' | 'refused';
+    }
+  | {
+      /** A harness read too slowly: the relay stopped reading the executor socket. */
+      readonly type: 'executor-paused';
+      readonly environmentId: string;
+      /** The stream whose frame found its harness congested. */
+      readonly streamId: string;
+    }
+  | { readonly type: 'executor-resumed'; readonly environmentId: string }
+  | {
+      /**
+       * A harness was ended: `stalled` (congested with no progress for the stall timeout) or
+       * `overflow` (its buffer passed the hard cap). Its streams are reset at the executor.
+       */
+      readonly type: 'harness-dropped';
+      readonly environmentId: string;
+      readonly streamId?: string;
+      readonly why: 'stalled' | 'overflow';
     }
   | {
       readonly type: 'frame-forwarded';

@@ -59,7 +59,12 @@ export interface RendezvousOptions {
   readonly maxStreamsPerEnvironment?: number;
   /** Bytes queued on one socket before back-pressure applies. Default 8 MiB. */
   readonly maxBufferedBytes?: number;
-  /** Clock for authorization expiry and scheduler for keepalives. Default `asyncScheduler`. */
+  /**
+   * A harness that reads nothing for this long while the executor waits on it is dropped
+   * (its streams reset). Keep it below the Pong timeout. Default 30 000 ms.
+   */
+  readonly harnessStallTimeoutMs?: number;
+  /** Clock for authorization expiry; scheduler for keepalives and stall timeouts. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
 
@@ -103,6 +108,7 @@ interface EnvironmentRecord {
 
 export const DEFAULT_AUTHORIZATION_TTL_MS = 120_000;
 const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+const DEFAULT_HARNESS_STALL_TIMEOUT_MS = 30_000;
 
 export async function startRendezvous(options: RendezvousOptions): Promise<Rendezvous> {
   if (options.executorToken.trim() === '') {
@@ -129,6 +135,7 @@ export async function startRendezvous(options: RendezvousOptions): Promise<Rende
     scheduler,
     maxStreams: options.maxStreamsPerEnvironment ?? 128,
     maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+    stallTimeoutMs: options.harnessStallTimeoutMs ?? DEFAULT_HARNESS_STALL_TIMEOUT_MS,
     emit,
   };
 
