@@ -6,36 +6,34 @@
  * keeps the session and passes a live status probe.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { realpathSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { filter, firstValueFrom, lastValueFrom, scan, timeout } from 'rxjs';
 import { LazyRemoteExecServerClient, noiseRendezvous } from '../../src/environment/index.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { EnvironmentRegistryClient, RegistryConnectProvider } from '../../src/registry/index.js';
-import { startRendezvous, type Rendezvous } from '../../src/rendezvous/index.js';
-import { startCodexRemote, type RunningCodexRemote } from '../support/codexRemote.js';
+import type { Rendezvous } from '../../src/rendezvous/index.js';
+import {
+  startCodexRendezvousSetup,
+  type CodexRendezvousSetup,
+  type RunningCodexRemote,
+} from '../support/codexRemote.js';
 import { RecordingHarness } from './support/testExecutors.js';
 
 const TOKEN = 'sk-test-execrx-lifecycle';
 
+let setup: CodexRendezvousSetup;
 let rendezvous: Rendezvous;
 let executor: RunningCodexRemote;
 let workDir: string;
 const clients: LazyRemoteExecServerClient[] = [];
 
 beforeAll(async () => {
-  rendezvous = await startRendezvous({ executorToken: TOKEN });
-  workDir = realpathSync(await mkdtemp(join(tmpdir(), 'execrx-lifecycle-')));
-  executor = await startCodexRemote(rendezvous, { apiKey: TOKEN, cwd: workDir });
+  setup = await startCodexRendezvousSetup({ executorToken: TOKEN }, 'execrx-lifecycle-');
+  ({ rendezvous, executor, workDir } = setup);
 }, 30_000);
 
 afterAll(async () => {
   for (const client of clients) client.close();
-  await executor?.stop();
-  await rendezvous?.close();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
+  await setup?.stop();
 });
 
 const within = <T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> =>

@@ -5,84 +5,52 @@
  * both end in typed errors before any application data crosses the relay.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { realpathSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  type Observable,
-  filter,
-  firstValueFrom,
-  lastValueFrom,
-  switchMap,
-  timeout,
-  toArray,
-} from 'rxjs';
-import { ExecServerClient } from '../../src/client/index.js';
+import { type Observable, filter, firstValueFrom, lastValueFrom, timeout, toArray } from 'rxjs';
+import type { ExecServerClient } from '../../src/client/index.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
-import {
-  startRendezvous,
-  type Rendezvous,
-  type RendezvousEvent,
-} from '../../src/rendezvous/index.js';
+import type { Rendezvous, RendezvousEvent } from '../../src/rendezvous/index.js';
 import { connectNoiseHarness } from '../../src/transport/noiseHarnessTransport.js';
 import { NoiseRelayStreamResetError } from '../../src/transport/noiseHarnessErrors.js';
-import { startCodexRemote, type RunningCodexRemote } from '../support/codexRemote.js';
-import { rendezvousHarness, type RendezvousHarness } from '../support/rendezvousHarness.js';
+import {
+  startCodexRendezvousSetup,
+  type CodexRendezvousSetup,
+  type RunningCodexRemote,
+} from '../support/codexRemote.js';
+import {
+  framesToExecutor as framesOn,
+  type RendezvousHarness,
+  within,
+} from '../support/rendezvousHarness.js';
 
 const TOKEN = 'sk-test-execrx-rendezvous';
 const PATH_ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
-const within = <T>(source: Observable<T>, ms = 10_000): Promise<T> =>
-  firstValueFrom(source.pipe(timeout(ms)));
 const all = <T>(source: Observable<T>): Promise<T[]> =>
   lastValueFrom(source.pipe(toArray(), timeout(10_000)));
 
+let setup: CodexRendezvousSetup;
 let rendezvous: Rendezvous;
 let executor: RunningCodexRemote;
 let harness: RendezvousHarness;
 let workDir: string;
-const events: RendezvousEvent[] = [];
-const clients: ExecServerClient[] = [];
+let events: RendezvousEvent[];
 
 beforeAll(async () => {
-  rendezvous = await startRendezvous({ listen: 'http://127.0.0.1:0', executorToken: TOKEN });
-  rendezvous.events.subscribe((event) => events.push(event));
-  workDir = realpathSync(await mkdtemp(join(tmpdir(), 'execrx-interop-')));
-  executor = await startCodexRemote(rendezvous, { apiKey: TOKEN, cwd: workDir });
-  harness = rendezvousHarness(rendezvous, executor.environmentId, TOKEN);
+  setup = await startCodexRendezvousSetup(
+    { listen: 'http://127.0.0.1:0', executorToken: TOKEN },
+    'execrx-interop-',
+  );
+  ({ rendezvous, executor, harness, workDir, events } = setup);
 }, 30_000);
 
 afterAll(async () => {
-  for (const client of clients) client.close();
-  await executor?.stop();
-  await rendezvous?.close();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
+  await setup?.stop();
 });
 
-/** Frames the rendezvous forwarded to the executor on `streamId`, by kind. */
-function framesToExecutor(streamId: string): string[] {
-  return events.flatMap((event) =>
-    event.type === 'frame-forwarded' && event.to === 'environment' && event.streamId === streamId
-      ? [event.kind]
-      : [],
-  );
-}
-
-async function openClient(): Promise<ExecServerClient> {
-  const client = await within(
-    harness
-      .connect()
-      .pipe(
-        switchMap((transport) =>
-          ExecServerClient.connect(transport, { clientName: 'execrx-interop' }),
-        ),
-      ),
-    15_000,
-  );
-  clients.push(client);
-  return client;
-}
+const framesToExecutor = (streamId: string): string[] => framesOn(events, streamId);
+const openClient = (): Promise<ExecServerClient> =>
+  setup.openClient({ clientName: 'execrx-interop' }, 15_000);
 
 describe('our harness ↔ rendezvous ↔ codex exec-server --remote 0.169.0', () => {
   it('registered with the rendezvous and validated our harness key', async () => {

@@ -5,15 +5,9 @@
  * of the old socket are reset, and a client with recovery resumes its session on a new stream.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { realpathSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
-  type Observable,
   defer,
   filter,
-  firstValueFrom,
   lastValueFrom,
   retry,
   scan,
@@ -23,58 +17,45 @@ import {
   timer,
   toArray,
 } from 'rxjs';
-import { ExecServerClient, isRetryableResumeError } from '../../src/client/index.js';
+import { isRetryableResumeError } from '../../src/client/index.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { EnvironmentRegistryClient } from '../../src/registry/index.js';
+import type { Rendezvous, RendezvousEvent } from '../../src/rendezvous/index.js';
 import {
-  startRendezvous,
-  type Rendezvous,
-  type RendezvousEvent,
-} from '../../src/rendezvous/index.js';
-import { startCodexRemote, type RunningCodexRemote } from '../support/codexRemote.js';
-import { rendezvousHarness } from '../support/rendezvousHarness.js';
+  startCodexRendezvousSetup,
+  type CodexRendezvousSetup,
+  type RunningCodexRemote,
+} from '../support/codexRemote.js';
+import { within } from '../support/rendezvousHarness.js';
 
 const TOKEN = 'sk-test-execrx-reconnect';
-const within = <T>(source: Observable<T>, ms = 10_000): Promise<T> =>
-  firstValueFrom(source.pipe(timeout(ms)));
 
+let setup: CodexRendezvousSetup;
 let rendezvous: Rendezvous;
 let executor: RunningCodexRemote;
 let workDir: string;
-const events: RendezvousEvent[] = [];
-const clients: ExecServerClient[] = [];
+let events: RendezvousEvent[];
 
 beforeAll(async () => {
-  rendezvous = await startRendezvous({
-    executorToken: TOKEN,
-    // Short enough that a missing Pong would show within the test, long enough for CI jitter.
-    keepalive: { pingIntervalMs: 200, pongTimeoutMs: 3_000 },
-  });
-  rendezvous.events.subscribe((event) => events.push(event));
-  workDir = realpathSync(await mkdtemp(join(tmpdir(), 'execrx-reconnect-')));
-  executor = await startCodexRemote(rendezvous, { apiKey: TOKEN, cwd: workDir });
+  setup = await startCodexRendezvousSetup(
+    {
+      executorToken: TOKEN,
+      // Short enough that a missing Pong would show within the test, long enough for CI jitter.
+      keepalive: { pingIntervalMs: 200, pongTimeoutMs: 3_000 },
+    },
+    'execrx-reconnect-',
+  );
+  ({ rendezvous, executor, workDir, events } = setup);
 }, 30_000);
 
 afterAll(async () => {
-  for (const client of clients) client.close();
-  await executor?.stop();
-  await rendezvous?.close();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
+  await setup?.stop();
 });
 
 describe('codex exec-server --remote 0.169.0 reconnecting through our rendezvous', () => {
   it('re-registers after its registration is superseded, and the session resumes', async () => {
-    const harness = rendezvousHarness(rendezvous, executor.environmentId, TOKEN);
-    const client = await within(
-      harness
-        .connect()
-        .pipe(
-          switchMap((transport) =>
-            ExecServerClient.connect(transport, { clientName: 'execrx-interop', recovery: true }),
-          ),
-        ),
-    );
-    clients.push(client);
+    const harness = setup.harness;
+    const client = await setup.openClient({ clientName: 'execrx-interop', recovery: true });
     const sessionId = client.sessionId;
     const handle = await within(
       client.startProcess({

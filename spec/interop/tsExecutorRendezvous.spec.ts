@@ -5,60 +5,47 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { tmpdir } from 'node:os';
-import {
-  type Observable,
-  filter,
-  firstValueFrom,
-  lastValueFrom,
-  switchMap,
-  timeout,
-  toArray,
-} from 'rxjs';
+import { filter, lastValueFrom, switchMap, timeout, toArray } from 'rxjs';
 import { ExecServerClient } from '../../src/client/index.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { EnvironmentRegistryClient } from '../../src/registry/index.js';
 import { startRemoteExecServer } from '../../src/server/relay/remoteEnvironment.js';
-import {
-  startRendezvous,
-  type Rendezvous,
-  type RendezvousEvent,
-} from '../../src/rendezvous/index.js';
+import type { Rendezvous, RendezvousEvent } from '../../src/rendezvous/index.js';
 import { connectNoiseHarness } from '../../src/transport/noiseHarnessTransport.js';
 import { NoiseRelayStreamResetError } from '../../src/transport/noiseHarnessErrors.js';
 import { attachTsExecutor, type RendezvousTsExecutor } from '../support/rendezvousExecutor.js';
-import { rendezvousHarness, type RendezvousHarness } from '../support/rendezvousHarness.js';
+import {
+  framesToExecutor,
+  rendezvousHarness,
+  startRendezvousSetup,
+  within,
+  type RendezvousHarness,
+  type RendezvousSetup,
+} from '../support/rendezvousHarness.js';
 
 const TOKEN = 'ts-executor-token';
-const within = <T>(source: Observable<T>, ms = 10_000): Promise<T> =>
-  firstValueFrom(source.pipe(timeout(ms)));
 
+let setup: RendezvousSetup<RendezvousTsExecutor>;
 let rendezvous: Rendezvous;
 let executor: RendezvousTsExecutor;
 let harness: RendezvousHarness;
-const events: RendezvousEvent[] = [];
-const clients: ExecServerClient[] = [];
+let events: RendezvousEvent[];
+let clients: ExecServerClient[];
 
 beforeAll(async () => {
-  rendezvous = await startRendezvous({ executorToken: TOKEN });
-  rendezvous.events.subscribe((event) => events.push(event));
-  executor = await attachTsExecutor(rendezvous, TOKEN);
-  harness = rendezvousHarness(rendezvous, executor.environmentId, TOKEN);
+  setup = await startRendezvousSetup({ executorToken: TOKEN }, (started) =>
+    attachTsExecutor(started, TOKEN),
+  );
+  ({ rendezvous, executor, harness, events, clients } = setup);
 });
 
 afterAll(async () => {
-  for (const client of clients) client.close();
-  await executor?.stop();
-  await rendezvous?.close();
+  await setup?.stop();
 });
 
 describe('our harness ↔ rendezvous ↔ our TypeScript executor', () => {
   it('runs a process through the relay after a registry-validated handshake', async () => {
-    const client = await within(
-      harness
-        .connect()
-        .pipe(switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'ts' }))),
-    );
-    clients.push(client);
+    const client = await setup.openClient({ clientName: 'ts' });
     const handle = await within(
       client.startProcess({
         argv: ['sh', '-c', 'printf hello'],
@@ -94,12 +81,7 @@ describe('our harness ↔ rendezvous ↔ our TypeScript executor', () => {
         rejection: 'bad_signature',
       }),
     );
-    const toExecutor = events.flatMap((event) =>
-      event.type === 'frame-forwarded' && event.streamId === streamId && event.to === 'environment'
-        ? [event.kind]
-        : [],
-    );
-    expect(toExecutor).toEqual(['resume', 'handshake']);
+    expect(framesToExecutor(events, streamId)).toEqual(['resume', 'handshake']);
   });
 });
 

@@ -6,12 +6,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom, timeout } from 'rxjs';
-import type { Rendezvous } from '../../src/rendezvous/index.js';
+import type { Rendezvous, RendezvousOptions } from '../../src/rendezvous/index.js';
 import { codexCommand } from './codexExecServer.js';
+import { startRendezvousSetup, type RendezvousSetup } from './rendezvousHarness.js';
 
 export interface CodexRemoteOptions {
   /** Environment id to register; default a fresh `codex-<uuid>`. */
@@ -109,6 +111,38 @@ export async function startCodexRemote(
         `codex exec-server --remote did not attach to ${rendezvous.url} in time; stderr:\n${stderr || '(empty)'}`,
       );
     }
+    throw error;
+  }
+}
+
+export interface CodexRendezvousSetup extends RendezvousSetup<RunningCodexRemote> {
+  /** The executor's working directory (a fresh temporary dir, removed by `stop`). */
+  readonly workDir: string;
+}
+
+/**
+ * A rendezvous with the real binary attached in `--remote` mode (API key = the executor
+ * token), working in a fresh temporary dir named after `workDirPrefix`.
+ */
+export async function startCodexRendezvousSetup(
+  options: RendezvousOptions,
+  workDirPrefix: string,
+): Promise<CodexRendezvousSetup> {
+  const workDir = realpathSync(await mkdtemp(join(tmpdir(), workDirPrefix)));
+  try {
+    const setup = await startRendezvousSetup(options, (rendezvous) =>
+      startCodexRemote(rendezvous, { apiKey: options.executorToken, cwd: workDir }),
+    );
+    return {
+      ...setup,
+      workDir,
+      stop: async () => {
+        await setup.stop();
+        await rm(workDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(workDir, { recursive: true, force: true });
     throw error;
   }
 }
