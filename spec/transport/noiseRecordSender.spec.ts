@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RelayDataSender, RelayProtocolError } from '../../src/relay/index.js';
+import { MessageReassembler, RelayDataSender, RelayProtocolError } from '../../src/relay/index.js';
 import { NoiseRecordSender } from '../../src/transport/noiseRecordSender.js';
 import { decodeUtf8Strict } from '../../src/transport/noiseUtf8.js';
 
@@ -33,6 +33,35 @@ describe('NoiseRecordSender', () => {
     expect(frames).toHaveLength(2);
     expect(frames[0]?.traceparent).toBe('tp');
     expect(frames[1]).not.toHaveProperty('traceparent');
+  });
+
+  it('packs several messages into shared records that the reassembler splits back', () => {
+    const messages = Array.from(
+      { length: 9 },
+      (_, i) => `{"i":${i},"x":"${'é'.repeat(5_000 * i)}"}`,
+    );
+    const sender = new NoiseRecordSender('s', copying);
+    const frames = sender.sendPacked(messages, { traceparent: 'tp' });
+    const packedBytes = messages.reduce((sum, m) => sum + 4 + Buffer.byteLength(m), 0);
+    expect(frames).toHaveLength(Math.ceil(packedBytes / 61_440));
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i));
+    expect(frames[0]?.traceparent).toBe('tp');
+    expect(frames.slice(1).some((f) => 'traceparent' in f)).toBe(false);
+    for (const frame of frames.slice(0, -1)) expect(frame.payload.length).toBe(61_440);
+    const reassembler = new MessageReassembler();
+    const out = frames.flatMap((f) => reassembler.push(f.payload));
+    expect(out.map((bytes) => Buffer.from(bytes).toString('utf8'))).toEqual(messages);
+    // The sequence continues across calls.
+    expect(sender.send('{}')[0]?.seq).toBe(frames.length);
+  });
+
+  it('refuses a packed batch holding an empty message before encrypting anything', () => {
+    let encrypted = 0;
+    const counting = { encrypt: (plain: Uint8Array) => (encrypted++, Uint8Array.from(plain)) };
+    expect(() => new NoiseRecordSender('s', counting).sendPacked(['{}', ''])).toThrow(
+      new RelayProtocolError('Noise relay JSON-RPC message has invalid length'),
+    );
+    expect(encrypted).toBe(0);
   });
 
   it('refuses an empty message with the relay layer text', () => {

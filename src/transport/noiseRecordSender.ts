@@ -54,4 +54,46 @@ export class NoiseRecordSender {
     }
     return frames;
   }
+
+  /**
+   * The data frames of several JSON-RPC texts packed back to back: each text gets its own
+   * length prefix, and the prefixed texts are cut together into records of at most 61440
+   * bytes, so many small messages share one record (receivers must accept that, §5.2 step 4).
+   * `trace`, when given, belongs to the first message and rides on the first frame only.
+   * Throws like `send` for an empty or oversize message; nothing is encrypted in that case.
+   */
+  sendPacked(messages: readonly string[], trace?: RelayTraceContext): RelayDataFrame[] {
+    const lengths = messages.map((message) => Buffer.byteLength(message, 'utf8'));
+    let total = 0;
+    for (const length of lengths) {
+      if (length > MAX_NOISE_JSONRPC_MESSAGE_LEN) {
+        throw new RelayProtocolError('Noise relay JSON-RPC message exceeds maximum length');
+      }
+      if (length === 0)
+        throw new RelayProtocolError('Noise relay JSON-RPC message has invalid length');
+      total += LENGTH_PREFIX_BYTES + length;
+    }
+    // allocUnsafe is safe here: every byte is written below before anything reads it.
+    const packed = Buffer.allocUnsafe(total);
+    let position = 0;
+    messages.forEach((message, index) => {
+      const length = lengths[index] ?? 0;
+      packed.writeUInt32BE(length, position);
+      packed.write(message, position + LENGTH_PREFIX_BYTES, 'utf8');
+      position += LENGTH_PREFIX_BYTES + length;
+    });
+    const frames: RelayDataFrame[] = [];
+    for (let offset = 0; offset < packed.length; offset += NOISE_RECORD_PLAINTEXT_LEN) {
+      const record = packed.subarray(offset, offset + NOISE_RECORD_PLAINTEXT_LEN);
+      frames.push(
+        dataFrame(
+          this.streamId,
+          this.sequence.take(),
+          this.cipher.encrypt(record),
+          offset === 0 ? trace : undefined,
+        ),
+      );
+    }
+    return frames;
+  }
 }
