@@ -5,22 +5,19 @@
  * process keeps its output stream, and a write interrupted by the cut lands once.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { filter, firstValueFrom, lastValueFrom, scan, take, toArray } from 'rxjs';
 import { LazyRemoteExecServerClient, webSocketUrl } from '../../src/environment/index.js';
 import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
+import { startDroppingProxy, type DroppingProxy } from '../support/droppingProxy.js';
 
 let codex: RunningExecServer | undefined;
-let proxy: Server | undefined;
-const sockets = new Set<Socket>();
+let proxy: DroppingProxy | undefined;
 let client: LazyRemoteExecServerClient | undefined;
 
 afterEach(async () => {
   client?.close();
   client = undefined;
-  for (const socket of sockets) socket.destroy();
-  sockets.clear();
-  if (proxy) await new Promise((resolve) => proxy?.close(resolve));
+  await proxy?.close();
   proxy = undefined;
   await codex?.stop();
   codex = undefined;
@@ -28,23 +25,11 @@ afterEach(async () => {
 
 /** A TCP proxy to `upstreamUrl` whose connections can be reset. */
 async function startProxy(upstreamUrl: string): Promise<string> {
-  const upstream = new URL(upstreamUrl);
-  proxy = createServer((downstream) => {
-    const up = connect(Number(upstream.port), upstream.hostname);
-    for (const socket of [downstream, up]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    downstream.pipe(up).pipe(downstream);
-  });
-  await new Promise<void>((resolve) => proxy?.listen(0, '127.0.0.1', resolve));
-  return `ws://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxy = await startDroppingProxy(upstreamUrl);
+  return proxy.url;
 }
 
-const cut = () => {
-  for (const socket of sockets) socket.resetAndDestroy();
-};
+const cut = () => proxy?.drop();
 
 describe('LazyRemoteExecServerClient against codex exec-server 0.169.0', () => {
   it('recovers the same session after a network cut; output and stdin continue exactly once', async () => {

@@ -4,7 +4,7 @@
  * plain WebSocket and Noise (registration renewal, executor key change), provisioning.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { filter, firstValueFrom, lastValueFrom, toArray, take } from 'rxjs';
 import type { ExecServerClient } from '../../src/client/index.js';
 import {
@@ -29,6 +29,7 @@ import {
   startTestExecutor,
 } from './support/testExecutors.js';
 import { TestRegistry } from './support/testRegistry.js';
+import { startDroppingProxy, type DroppingProxy } from '../support/droppingProxy.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -36,38 +37,10 @@ afterEach(async () => {
   await closeAllExecutors();
 });
 
-/** A TCP proxy whose connections can be cut, and which counts the connections it carried. */
-async function droppingProxy(upstreamUrl: string) {
-  const upstream = new URL(upstreamUrl);
-  const sockets = new Set<Socket>();
-  let connections = 0;
-  const server: Server = createServer((downstream) => {
-    connections += 1;
-    const up = connect(Number(upstream.port), upstream.hostname);
-    for (const socket of [downstream, up]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    downstream.pipe(up).pipe(downstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const proxy = {
-    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get connections() {
-      return connections;
-    },
-    drop: () => {
-      for (const socket of sockets) socket.resetAndDestroy();
-    },
-  };
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  );
+/** A dropping proxy in front of `upstreamUrl`, closed after the test. */
+async function droppingProxy(upstreamUrl: string): Promise<DroppingProxy> {
+  const proxy = await startDroppingProxy(upstreamUrl);
+  cleanups.push(() => proxy.close());
   return proxy;
 }
 
