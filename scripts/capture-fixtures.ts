@@ -10,43 +10,14 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import WebSocket from 'ws';
+import { WIRE_DIR, type TranscriptEntry, type WireFixture } from '../spec/protocol/wireFixtures.js';
 import { startCodexExecServer, type RunningExecServer } from '../spec/support/codexExecServer.js';
 import { pathToFileUri } from '../src/protocol/pathUri.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const OUT_DIR = join(ROOT, 'spec', 'fixtures', 'wire');
-
-/** One transcript line. `message` is parsed JSON; `raw` is text that was not valid JSON. */
-export interface TranscriptEntry {
-  conn: string;
-  dir: 'send' | 'recv';
-  message?: unknown;
-  raw?: string;
-  /** Sent as a binary WebSocket frame. */
-  binary?: boolean;
-  event?: 'open' | 'close' | 'ping' | 'http';
-  code?: number;
-  reason?: string;
-  /** Free-form detail for `http` events and notes. */
-  detail?: unknown;
-  /** Milliseconds since the scenario started (only where timing is the point). */
-  atMs?: number;
-  /**
-   * Set on requests whose params deliberately differ from what the upstream client would
-   * send (omitted defaults, extra fields); says how. The spec skips its canonical-form check.
-   */
-  variant?: string;
-}
-
-interface Fixture {
-  name: string;
-  description: string;
-  executor: string;
-  transcript: TranscriptEntry[];
-}
+/** What one scenario writes: a wire fixture without its file name. */
+type Fixture = Omit<WireFixture, 'file'>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -209,6 +180,23 @@ class Conn {
     return this.closed;
   }
 
+  /** `open` + `handshake`: connection `A` with an initialized session. */
+  static async session(url: string, rec: Recorder): Promise<Conn> {
+    const conn = await Conn.open(url, rec);
+    await conn.handshake();
+    return conn;
+  }
+
+  /** `process/start` with `startParams(processId, argv, cwd, extra)`. */
+  startProcess(
+    processId: string,
+    argv: string[],
+    cwd: string,
+    extra?: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    return this.request('process/start', startParams(processId, argv, cwd, extra));
+  }
+
   async handshake(clientName = 'execrx-capture'): Promise<string> {
     const result = await this.result<{ sessionId: string }>('initialize', {
       clientName,
@@ -295,8 +283,7 @@ const scenarios: Scenario[] = [
     description:
       'A second initialize on the same connection is refused; the connection stays usable.',
     async run({ url, rec }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       await a.request('initialize', { clientName: 'execrx-capture', resumeSessionId: null });
       await a.request('environment/status', null);
       await a.close();
@@ -361,9 +348,10 @@ const scenarios: Scenario[] = [
     async run({ url, rec, dirUri }) {
       const a = await Conn.open(url, rec, 'A');
       const sessionId = await a.handshake();
-      await a.request(
-        'process/start',
-        startParams('bg', ['sh', '-c', 'sleep 0.4; printf detached-output; sleep 0.2'], dirUri),
+      await a.startProcess(
+        'bg',
+        ['sh', '-c', 'sleep 0.4; printf detached-output; sleep 0.2'],
+        dirUri,
       );
       const b = await Conn.open(url, rec, 'B');
       await b.request('initialize', { clientName: 'execrx-capture', resumeSessionId: sessionId });
@@ -398,19 +386,15 @@ const scenarios: Scenario[] = [
     description:
       'Pipe-mode process writing stdout then stderr then exiting 7: process/output, process/exited, process/closed with one shared seq counter.',
     async run({ url, rec, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
-      await a.request(
-        'process/start',
-        startParams(
-          'p1',
-          [
-            'sh',
-            '-c',
-            "printf 'event output\\n'; sleep 0.1; printf 'event err\\n' >&2; sleep 0.1; exit 7",
-          ],
-          dirUri,
-        ),
+      const a = await Conn.session(url, rec);
+      await a.startProcess(
+        'p1',
+        [
+          'sh',
+          '-c',
+          "printf 'event output\\n'; sleep 0.1; printf 'event err\\n' >&2; sleep 0.1; exit 7",
+        ],
+        dirUri,
       );
       await untilClosed(a, 'p1');
       await a.close();
@@ -421,15 +405,11 @@ const scenarios: Scenario[] = [
     description:
       'A background grandchild writes after the shell exits: output after exited, closed last.',
     async run({ url, rec, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
-      await a.request(
-        'process/start',
-        startParams(
-          'late',
-          ['sh', '-c', '(sleep 0.3; printf late) & printf early; exit 0'],
-          dirUri,
-        ),
+      const a = await Conn.session(url, rec);
+      await a.startProcess(
+        'late',
+        ['sh', '-c', '(sleep 0.3; printf late) & printf early; exit 0'],
+        dirUri,
       );
       await untilClosed(a, 'late');
       await a.request('process/read', {
@@ -446,20 +426,16 @@ const scenarios: Scenario[] = [
     description:
       'PTY process: stream "pty", \\r\\n translation, exit code 3, and env only from `env` (no TERM injected).',
     async run({ url, rec, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
-      await a.request(
-        'process/start',
-        startParams(
-          't1',
-          [
-            'sh',
-            '-c',
-            'echo tty-out; echo "TERM=${TERM-unset}"; test -t 0 && echo stdin-is-tty; exit 3',
-          ],
-          dirUri,
-          { tty: true },
-        ),
+      const a = await Conn.session(url, rec);
+      await a.startProcess(
+        't1',
+        [
+          'sh',
+          '-c',
+          'echo tty-out; echo "TERM=${TERM-unset}"; test -t 0 && echo stdin-is-tty; exit 3',
+        ],
+        dirUri,
+        { tty: true },
       );
       await untilClosed(a, 't1');
       await a.close();
@@ -470,15 +446,11 @@ const scenarios: Scenario[] = [
     description:
       'process/read replay: afterSeq 0, afterSeq in the middle, maxBytes 1, past the end; unknown process id.',
     async run({ url, rec, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
-      await a.request(
-        'process/start',
-        startParams(
-          'r1',
-          ['sh', '-c', 'printf one; sleep 0.05; printf two; sleep 0.05; printf three; exit 2'],
-          dirUri,
-        ),
+      const a = await Conn.session(url, rec);
+      await a.startProcess(
+        'r1',
+        ['sh', '-c', 'printf one; sleep 0.05; printf two; sleep 0.05; printf three; exit 2'],
+        dirUri,
       );
       await untilClosed(a, 'r1');
       await a.request('process/read', { processId: 'r1', afterSeq: 0, maxBytes: null, waitMs: 0 });
@@ -508,10 +480,7 @@ const scenarios: Scenario[] = [
       const a = await Conn.open(url, rec, 'A', { timed: true });
       const ctxDir = (_: Conn) => dirUri;
       await a.handshake();
-      await a.request(
-        'process/start',
-        startParams('w1', ['sh', '-c', 'sleep 0.3; printf woke; sleep 0.1'], dirUri),
-      );
+      await a.startProcess('w1', ['sh', '-c', 'sleep 0.3; printf woke; sleep 0.1'], dirUri);
       await a.request('process/read', {
         processId: 'w1',
         afterSeq: 0,
@@ -520,10 +489,7 @@ const scenarios: Scenario[] = [
       });
       await untilClosed(a, 'w1');
       // Default dispatch is inline: does a long poll hold back a later environment/status?
-      await a.request(
-        'process/start',
-        startParams('w2', ['sh', '-c', 'sleep 0.5; printf later'], ctxDir(a)),
-      );
+      await a.startProcess('w2', ['sh', '-c', 'sleep 0.5; printf later'], ctxDir(a));
       await Promise.all([
         a.request('process/read', { processId: 'w2', afterSeq: 0, maxBytes: null, waitMs: 2000 }),
         a.request('environment/status', null),
@@ -537,9 +503,8 @@ const scenarios: Scenario[] = [
     description:
       'pipeStdin cat: write, duplicate writeId (deduped), closeStdin probe, empty writeId, stdin of a non-pipeStdin process, unknown process.',
     async run({ url, rec, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
-      await a.request('process/start', startParams('cat', ['cat'], dirUri, { pipeStdin: true }));
+      const a = await Conn.session(url, rec);
+      await a.startProcess('cat', ['cat'], dirUri, { pipeStdin: true });
       await a.request('process/write', { processId: 'cat', chunk: b64('hello\n'), writeId: '1' });
       await a.notification('process/output', (p) => p.processId === 'cat');
       await a.request('process/write', { processId: 'cat', chunk: b64('hello\n'), writeId: '1' });
@@ -555,7 +520,7 @@ const scenarios: Scenario[] = [
       await sleep(300);
       await a.request('process/terminate', { processId: 'cat' });
       await untilClosed(a, 'cat');
-      await a.request('process/start', startParams('nostdin', ['sleep', '5'], dirUri));
+      await a.startProcess('nostdin', ['sleep', '5'], dirUri);
       await a.request('process/write', { processId: 'nostdin', chunk: b64('x'), writeId: '1' });
       await a.request('process/terminate', { processId: 'nostdin' });
       await untilClosed(a, 'nostdin');
@@ -567,12 +532,10 @@ const scenarios: Scenario[] = [
     name: 'process-write-tty',
     description: 'Writing to a PTY process (stdin always writable) and the echo it produces.',
     async run({ url, rec, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
-      await a.request(
-        'process/start',
-        startParams('tw', ['sh', '-c', 'read line; echo "got:$line"'], dirUri, { tty: true }),
-      );
+      const a = await Conn.session(url, rec);
+      await a.startProcess('tw', ['sh', '-c', 'read line; echo "got:$line"'], dirUri, {
+        tty: true,
+      });
       await a.request('process/write', { processId: 'tw', chunk: b64('abc\n'), writeId: '1' });
       await untilClosed(a, 'tw');
       await a.close();
@@ -583,15 +546,11 @@ const scenarios: Scenario[] = [
     description:
       'process/signal interrupt reaches a trap handler (exit 7); signal to an unknown and an exited process.',
     async run({ url, rec, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
-      await a.request(
-        'process/start',
-        startParams(
-          's1',
-          ['sh', '-c', 'trap "exit 7" INT; echo ready; while :; do sleep 0.05; done'],
-          dirUri,
-        ),
+      const a = await Conn.session(url, rec);
+      await a.startProcess(
+        's1',
+        ['sh', '-c', 'trap "exit 7" INT; echo ready; while :; do sleep 0.05; done'],
+        dirUri,
       );
       await a.notification('process/output', (p) => p.processId === 's1');
       await a.request('process/signal', { processId: 's1', signal: 'interrupt' });
@@ -607,19 +566,12 @@ const scenarios: Scenario[] = [
     description:
       'process/terminate of a running pipe process and a running PTY process (exit codes), of an exited and an unknown process.',
     async run({ url, rec, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
-      await a.request(
-        'process/start',
-        startParams('kp', ['sh', '-c', 'echo started; sleep 30'], dirUri),
-      );
+      const a = await Conn.session(url, rec);
+      await a.startProcess('kp', ['sh', '-c', 'echo started; sleep 30'], dirUri);
       await a.notification('process/output', (p) => p.processId === 'kp');
       await a.request('process/terminate', { processId: 'kp' });
       await untilClosed(a, 'kp');
-      await a.request(
-        'process/start',
-        startParams('kt', ['sh', '-c', 'echo started; sleep 30'], dirUri, { tty: true }),
-      );
+      await a.startProcess('kt', ['sh', '-c', 'echo started; sleep 30'], dirUri, { tty: true });
       await a.notification('process/output', (p) => p.processId === 'kt');
       await a.request('process/terminate', { processId: 'kt' });
       await untilClosed(a, 'kt');
@@ -633,35 +585,28 @@ const scenarios: Scenario[] = [
     description:
       'process/start failures: empty argv, native cwd, Windows cwd, duplicate processId, missing program, missing params; envPolicy inherit core.',
     async run({ url, rec, dirUri, dir }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
-      await a.request('process/start', startParams('e1', [], dirUri));
-      await a.request('process/start', startParams('e2', ['true'], dir));
-      await a.request('process/start', startParams('e3', ['true'], 'file:///C:/Windows'));
-      await a.request('process/start', startParams('dup', ['sleep', '1'], dirUri));
-      await a.request('process/start', startParams('dup', ['sleep', '1'], dirUri));
-      await a.request(
-        'process/start',
-        startParams('e4', ['definitely-not-a-program-execrx'], dirUri),
-      );
+      const a = await Conn.session(url, rec);
+      await a.startProcess('e1', [], dirUri);
+      await a.startProcess('e2', ['true'], dir);
+      await a.startProcess('e3', ['true'], 'file:///C:/Windows');
+      await a.startProcess('dup', ['sleep', '1'], dirUri);
+      await a.startProcess('dup', ['sleep', '1'], dirUri);
+      await a.startProcess('e4', ['definitely-not-a-program-execrx'], dirUri);
       await a.request(
         'process/start',
         { processId: 'e5', argv: ['true'], cwd: dirUri },
         { variant: 'required env omitted' },
       );
-      await a.request(
-        'process/start',
-        startParams('envp', ['sh', '-c', 'env | sort'], dirUri, {
-          envPolicy: {
-            inherit: 'none',
-            ignoreDefaultExcludes: false,
-            exclude: [],
-            set: { FROM_SET: 'set', BOTH: 'set' },
-            includeOnly: [],
-          },
-          env: { ...PATH_ENV, BOTH: 'env' },
-        }),
-      );
+      await a.startProcess('envp', ['sh', '-c', 'env | sort'], dirUri, {
+        envPolicy: {
+          inherit: 'none',
+          ignoreDefaultExcludes: false,
+          exclude: [],
+          set: { FROM_SET: 'set', BOTH: 'set' },
+          includeOnly: [],
+        },
+        env: { ...PATH_ENV, BOTH: 'env' },
+      });
       await untilClosed(a, 'envp');
       await a.request('process/terminate', { processId: 'dup' });
       await untilClosed(a, 'dup');
@@ -675,8 +620,7 @@ const scenarios: Scenario[] = [
     async run({ url, rec, dir, dirUri }) {
       await symlink(join(dir, 'file.txt'), join(dir, 'link.txt'));
       await symlink(join(dir, 'missing-target'), join(dir, 'broken-link'));
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       const file = `${dirUri}/file.txt`;
       await a.request('fs/writeFile', { path: file, dataBase64: b64('hello fs\n'), sandbox: null });
       await a.request('fs/readFile', { path: file, sandbox: null });
@@ -777,8 +721,7 @@ const scenarios: Scenario[] = [
     description:
       'Error mapping: missing path (-32004), native path and other schemes (-32602), Windows URI, directory as file, writeFile bad base64, missing parent, query/fragment/port URIs.',
     async run({ url, rec, dir, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       await a.request('fs/readFile', { path: `${dirUri}/missing.txt`, sandbox: null });
       await a.request('fs/readFile', { path: join(dir, 'missing.txt'), sandbox: null });
       await a.request('fs/readFile', { path: 'http://example.com/x', sandbox: null });
@@ -823,8 +766,7 @@ const scenarios: Scenario[] = [
         'caret^pipe|tick`',
       ];
       for (const name of names) await writeFile(join(dir, name), name);
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       for (const name of names)
         await a.request('fs/canonicalize', { path: pathToFileUri(join(dir, name)), sandbox: null });
       await a.request('fs/walk', {
@@ -853,8 +795,7 @@ const scenarios: Scenario[] = [
       await writeFile(join(dir, 'd1', 'd2', 'f2'), '2');
       await writeFile(join(dir, '.hidden', 'h'), 'h');
       await symlink(join(dir, 'd1'), join(dir, 'dirlink'));
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       const walk = (options: Record<string, unknown>, path = dirUri) =>
         a.request('fs/walk', { path, options, sandbox: null });
       await walk({
@@ -916,8 +857,7 @@ const scenarios: Scenario[] = [
       'fs/open read + readBlock + close; open replace + writeBlock (offsets) + close; unknown handle, bad len, long handle id, duplicate handle id, open of a directory.',
     async run({ url, rec, dir, dirUri }) {
       await writeFile(join(dir, 'src.txt'), '0123456789');
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       await a.request('fs/open', {
         handleId: 'r1',
         path: `${dirUri}/src.txt`,
@@ -1001,8 +941,7 @@ const scenarios: Scenario[] = [
     description:
       'http/request against a local server: buffered GET with repeated headers, POST with body, 404, redirect follow vs stop, streamed body deltas, bad scheme, bad method, duplicate stream id, timeout.',
     async run({ url, rec, httpBase }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       const req = (params: Record<string, unknown>) =>
         a.request('http/request', {
           headers: [],
@@ -1101,8 +1040,7 @@ const scenarios: Scenario[] = [
         '---\nname: demo\ndescription: demo skill\n---\nDo the demo.\n',
       );
       await writeFile(join(dir, 'config.toml'), 'model = "x"\n');
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       await a.request('environmentConfig/read', {
         cwd: dirUri,
         configPaths: [],
@@ -1133,8 +1071,7 @@ const scenarios: Scenario[] = [
     description:
       'Bad JSON, a JSON array (batch), a non-object, a wrong shape, duplicate keys, a binary frame with JSON, a "jsonrpc" member and a string id: replies and whether the connection stays open.',
     async run({ url, rec }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       a.sendRaw('{not json');
       await a.waitFor((m) => m.id === -1);
       a.sendRaw('[{"id":50,"method":"environment/status","params":null}]');
@@ -1166,8 +1103,7 @@ const scenarios: Scenario[] = [
     description:
       'Method names suggested by capability flags or other versions that 0.169.0 does not serve.',
     async run({ url, rec, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       await a.request('fs/watch', { path: dirUri });
       await a.request('fs/unwatch', { path: dirUri });
       await a.request('process/resize', { processId: 'x', cols: 100, rows: 30 });
@@ -1179,8 +1115,7 @@ const scenarios: Scenario[] = [
     name: 'unknown-notification',
     description: 'An unknown notification closes the connection.',
     async run({ url, rec }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       a.notify('no/such/notification', {});
       await a.waitClosed();
       await a.close();
@@ -1191,8 +1126,7 @@ const scenarios: Scenario[] = [
     description:
       'A client response whose id matches no pending server request closes the connection.',
     async run({ url, rec }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       a.send({ id: 999, result: {} });
       await a.waitClosed();
       await a.close();
@@ -1307,8 +1241,7 @@ const scenarios: Scenario[] = [
       'fs/open mode replace then fs/writeBlock at offset 0, a repeated offset, a gap past the end and a rewrite; file contents before and after close.',
     async run({ url, rec, dir, dirUri }) {
       await writeFile(join(dir, 'existing.txt'), 'previous contents');
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       const path = `${dirUri}/existing.txt`;
       await a.request('fs/open', { handleId: 'w', path, mode: 'replace', sandbox: null });
       await a.request('fs/readFile', { path, sandbox: null });
@@ -1342,8 +1275,7 @@ const scenarios: Scenario[] = [
       for (let i = 0; i < 10; i++) {
         const conn = await Conn.open(url, rec, `S${i}`, { timed: true });
         sessions.push(await conn.handshake());
-        if (i % 2 === 1)
-          await conn.request('process/start', startParams(`long${i}`, ['sleep', '300'], dirUri));
+        if (i % 2 === 1) await conn.startProcess(`long${i}`, ['sleep', '300'], dirUri);
         await conn.close();
       }
       const checkpoints = [35_000, 65_000, 78_000, 86_000, 95_000];
@@ -1365,8 +1297,7 @@ const scenarios: Scenario[] = [
     description:
       'Executor-local network proxy (networkProxy with policyDecisionTimeoutMs): baseline denial of a loopback target (policyDecision only), a network/policyRequest answered deny, one answered with a JSON-RPC error. No connection is ever allowed out.',
     async run({ url, rec, dirUri }) {
-      const a = await Conn.open(url, rec);
-      await a.handshake();
+      const a = await Conn.session(url, rec);
       const proxy = {
         enabled: true,
         enableSocks5: false,
@@ -1382,24 +1313,15 @@ const scenarios: Scenario[] = [
         `curl -s -m 5 ${target} -o /dev/null -w "code=%{http_code}\\n"; echo "proxy=$HTTP_PROXY"`,
       ];
       const start = (id: string, target: string) =>
-        a.request(
-          'process/start',
-          startParams(id, curl(target), dirUri, {
-            networkProxy: { proxy, policyDecisionTimeoutMs: 5000 },
-          }),
-        );
-      await a.request(
-        'process/start',
-        startParams('np0', ['true'], dirUri, {
-          networkProxy: { proxy: { ...proxy, enabled: false }, policyDecisionTimeoutMs: 5000 },
-        }),
-      );
-      await a.request(
-        'process/start',
-        startParams('np00', ['true'], dirUri, {
-          networkProxy: { proxy, policyDecisionTimeoutMs: 0 },
-        }),
-      );
+        a.startProcess(id, curl(target), dirUri, {
+          networkProxy: { proxy, policyDecisionTimeoutMs: 5000 },
+        });
+      await a.startProcess('np0', ['true'], dirUri, {
+        networkProxy: { proxy: { ...proxy, enabled: false }, policyDecisionTimeoutMs: 5000 },
+      });
+      await a.startProcess('np00', ['true'], dirUri, {
+        networkProxy: { proxy, policyDecisionTimeoutMs: 0 },
+      });
       await start('np1', 'http://127.0.0.1:9/');
       await untilClosed(a, 'np1');
       a.answer = (request) => ({
@@ -1491,14 +1413,14 @@ async function runScenario(
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
   }
-  const fixture: Fixture & { captureError?: string } = {
+  const fixture: Fixture = {
     name: scenario.name,
     description: scenario.description,
     executor: 'codex exec-server 0.169.0 (--listen ws://127.0.0.1:0)',
     transcript: rec.transcript,
     ...(failure !== undefined ? { captureError: failure } : {}),
   };
-  await writeFile(join(OUT_DIR, `${scenario.name}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
+  await writeFile(join(WIRE_DIR, `${scenario.name}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
   console.log(
     `${failure ? 'FAILED' : 'ok    '} ${scenario.name} (${rec.transcript.length} entries)${failure ? `: ${failure}` : ''}`,
   );
@@ -1516,7 +1438,7 @@ async function main() {
     throw new Error(
       `no scenario named ${only.join(', ')}; known: ${scenarios.map((s) => s.name).join(', ')}`,
     );
-  await mkdir(OUT_DIR, { recursive: true });
+  await mkdir(WIRE_DIR, { recursive: true });
   const scratch = await mkdtemp(join(tmpdir(), 'execrx-capture-'));
   const { server: http, base } = await startHttpServer();
   // Each scenario gets a fresh executor so sessions and processes never leak between fixtures;

@@ -3,17 +3,25 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** One transcript line. `message` is parsed JSON; `raw` is text that was not valid JSON. */
 export interface TranscriptEntry {
   conn: string;
   dir: 'send' | 'recv';
   message?: unknown;
   raw?: string;
+  /** Sent as a binary WebSocket frame. */
   binary?: boolean;
   event?: 'open' | 'close' | 'ping' | 'http';
   code?: number;
   reason?: string;
+  /** Free-form detail for `http` events and notes. */
   detail?: unknown;
+  /** Milliseconds since the scenario started (only where timing is the point). */
   atMs?: number;
+  /**
+   * Set on requests whose params deliberately differ from what the upstream client would
+   * send (omitted defaults, extra fields); says how. The spec skips its canonical-form check.
+   */
   variant?: string;
 }
 
