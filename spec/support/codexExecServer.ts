@@ -58,7 +58,8 @@ export function codexCommand(): { command: string; prefixArgs: string[] } {
   return { command: process.execPath, prefixArgs: [wrapper] };
 }
 
-function cleanEnv(
+/** `process.env` without `CODEX_*`, plus `extra` and `CODEX_HOME`. */
+export function cleanEnv(
   extra: Readonly<Record<string, string>> | undefined,
   codexHome: string,
 ): NodeJS.ProcessEnv {
@@ -82,6 +83,19 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
     };
     child.once('exit', onExit);
   });
+}
+
+/** Ends `child` (SIGTERM, then SIGKILL after 3 s) and destroys its pipes. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (!(await waitForExit(child, 0))) {
+    child.kill('SIGTERM');
+    if (!(await waitForExit(child, 3_000))) {
+      child.kill('SIGKILL');
+      await waitForExit(child, 5_000);
+    }
+  }
+  child.stdout?.destroy();
+  child.stderr?.destroy();
 }
 
 /** Starts `codex exec-server --listen ws://127.0.0.1:0` and resolves with its bound URL. */
@@ -109,15 +123,7 @@ export async function startCodexExecServer(
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      if (!(await waitForExit(child, 0))) {
-        child.kill('SIGTERM');
-        if (!(await waitForExit(child, 3_000))) {
-          child.kill('SIGKILL');
-          await waitForExit(child, 5_000);
-        }
-      }
-      child.stdout!.destroy();
-      child.stderr!.destroy();
+      await stopChild(child);
       await rm(codexHome, { recursive: true, force: true });
     })();
     return stopping;

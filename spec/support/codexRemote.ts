@@ -4,7 +4,7 @@
  * throwaway CODEX_HOME and `CODEX_API_KEY` = the rendezvous executor token (loopback
  * registries may take an API key as bearer token, noise-relay.md §9).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import type { Rendezvous, RendezvousOptions } from '../../src/rendezvous/index.js';
-import { codexCommand } from './codexExecServer.js';
+import { cleanEnv, codexCommand, stopChild } from './codexExecServer.js';
 import { startRendezvousSetup, type RendezvousSetup } from './rendezvousHarness.js';
 
 export interface CodexRemoteOptions {
@@ -45,10 +45,6 @@ export async function startCodexRemote(
   const environmentId = options.environmentId ?? `codex-${randomUUID()}`;
   const codexHome = await mkdtemp(join(tmpdir(), 'execrx-codex-remote-'));
   const { command, prefixArgs } = codexCommand();
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('CODEX_') && value !== undefined) env[key] = value;
-  }
   // Subscribe before spawning so the attach event cannot be missed.
   const attached = firstValueFrom(
     rendezvous.events.pipe(
@@ -63,7 +59,7 @@ export async function startCodexRemote(
     [...prefixArgs, 'exec-server', '--remote', rendezvous.url, '--environment-id', environmentId],
     {
       cwd: options.cwd ?? process.cwd(),
-      env: { ...env, ...options.env, CODEX_HOME: codexHome, CODEX_API_KEY: options.apiKey },
+      env: { ...cleanEnv(options.env, codexHome), CODEX_API_KEY: options.apiKey },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
@@ -77,14 +73,7 @@ export async function startCodexRemote(
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      if (!(await waitForExit(child, 0))) {
-        child.kill('SIGTERM');
-        if (!(await waitForExit(child, 3_000))) {
-          child.kill('SIGKILL');
-          await waitForExit(child, 5_000);
-        }
-      }
-      child.stderr!.destroy();
+      await stopChild(child);
       await rm(codexHome, { recursive: true, force: true });
     })();
     return stopping;
@@ -145,19 +134,4 @@ export async function startCodexRendezvousSetup(
     await rm(workDir, { recursive: true, force: true });
     throw error;
   }
-}
-
-function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.off('exit', onExit);
-      resolve(false);
-    }, ms);
-    const onExit = (): void => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    child.once('exit', onExit);
-  });
 }
