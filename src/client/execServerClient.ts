@@ -6,7 +6,6 @@
 import {
   Observable,
   defer,
-  finalize,
   map,
   of,
   switchMap,
@@ -105,14 +104,20 @@ export interface StartProcessOptions {
 }
 
 export class ExecServerClient {
-  /** Filesystem of the executor host, with native paths. */
-  readonly fs: FileSystemClient;
-  /** HTTP requests sent from the executor host. */
-  readonly http: HttpClient;
+  // Built on first use: most sessions touch only some of them, and connect stays cheaper.
+  private fsClient: FileSystemClient | undefined;
+  private httpClient: HttpClient | undefined;
 
-  private constructor(private readonly core: SessionCore) {
-    this.fs = new FileSystemClient(core, () => this.environmentInfo());
-    this.http = new HttpClient(core);
+  private constructor(private readonly core: SessionCore) {}
+
+  /** Filesystem of the executor host, with native paths. */
+  get fs(): FileSystemClient {
+    return (this.fsClient ??= new FileSystemClient(this.core, () => this.environmentInfo()));
+  }
+
+  /** HTTP requests sent from the executor host. */
+  get http(): HttpClient {
+    return (this.httpClient ??= new HttpClient(this.core));
   }
 
   /**
@@ -125,7 +130,8 @@ export class ExecServerClient {
     transport: Transport,
     options: ExecServerClientOptions,
   ): Observable<ExecServerClient> {
-    return defer(() => {
+    // One observable rather than `defer`/`map`/`finalize`: connect is on every session's path.
+    return new Observable<ExecServerClient>((subscriber) => {
       const core = new SessionCore({
         clientName: options.clientName,
         initializeTimeoutMs: options.initializeTimeoutMs ?? INITIALIZE_TIMEOUT_MS,
@@ -136,23 +142,33 @@ export class ExecServerClient {
       const resumeSessionId = options.resumeSessionId ?? null;
       const rpc = core.openRpc(transport);
       let installed = false;
-      return core.handshake(rpc, resumeSessionId).pipe(
-        map((result) => {
-          if (resumeSessionId !== null && result.sessionId !== resumeSessionId) {
-            throw new ProtocolError(
-              `exec-server initialized an unexpected session ${result.sessionId}`,
-            );
+      const handshake = core.handshake(rpc, resumeSessionId).subscribe({
+        next: (result) => {
+          let client: ExecServerClient;
+          try {
+            if (resumeSessionId !== null && result.sessionId !== resumeSessionId) {
+              throw new ProtocolError(
+                `exec-server initialized an unexpected session ${result.sessionId}`,
+              );
+            }
+            core.sessionId = result.sessionId;
+            core.environmentInfo = result.environmentInfo;
+            core.install(rpc);
+            installed = true;
+            client = new ExecServerClient(core);
+          } catch (error) {
+            subscriber.error(error);
+            return;
           }
-          core.sessionId = result.sessionId;
-          core.environmentInfo = result.environmentInfo;
-          core.install(rpc);
-          installed = true;
-          return new ExecServerClient(core);
-        }),
-        finalize(() => {
-          if (!installed) rpc.close();
-        }),
-      );
+          subscriber.next(client);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        handshake.unsubscribe();
+        if (!installed) rpc.close();
+      };
     });
   }
 

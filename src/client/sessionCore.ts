@@ -8,9 +8,11 @@
  */
 import {
   BehaviorSubject,
+  asyncScheduler,
   EMPTY,
   Observable,
   Subject,
+  type Subscriber,
   catchError,
   concat,
   defer,
@@ -22,7 +24,6 @@ import {
   switchMap,
   take,
   throwError,
-  timeout,
   toArray,
   type SchedulerLike,
 } from 'rxjs';
@@ -115,10 +116,10 @@ export class SessionCore {
   private rpc: RpcConnection | undefined;
   private terminal: DisconnectedError | undefined;
   /**
-   * Fails each guarded call still pending, once, with the terminal error. A set of callbacks
-   * rather than a Subject: adding and removing one per call is cheaper than a subscription.
+   * The subscriber of each guarded call still pending, failed once with the terminal error.
+   * A set rather than a Subject: adding and removing one per call is cheaper than a subscription.
    */
-  private readonly pendingCallAborts = new Set<(error: DisconnectedError) => void>();
+  private readonly pendingCallAborts = new Set<Subscriber<unknown>>();
 
   constructor(readonly options: SessionCoreOptions) {}
 
@@ -146,24 +147,49 @@ export class SessionCore {
    */
   handshake(rpc: RpcConnection, resumeSessionId: string | null): Observable<InitializeResult> {
     const budget = this.options.initializeTimeoutMs;
-    return rpc.request('initialize', { clientName: this.options.clientName, resumeSessionId }).pipe(
-      map((raw) => decodeResult('initialize', InitializeResult, raw)),
-      map((result) => {
-        rpc.notify('initialized', {});
-        return result;
-      }),
-      timeout({
-        first: budget,
-        ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
-        with: () =>
-          throwError(
-            () =>
-              new TimeoutError(
-                `timed out waiting for exec-server initialize handshake after ${formatDuration(budget)}`,
-              ),
+    const scheduler = this.options.scheduler ?? asyncScheduler;
+    const request = rpc.request('initialize', {
+      clientName: this.options.clientName,
+      resumeSessionId,
+    });
+    // One observable with a scheduled deadline rather than `map`/`map`/`timeout`: the same
+    // contract (only the first answer is timed), without three operator subscribers per connect.
+    return new Observable<InitializeResult>((subscriber) => {
+      const deadline = scheduler.schedule(() => {
+        inner.unsubscribe();
+        subscriber.error(
+          new TimeoutError(
+            `timed out waiting for exec-server initialize handshake after ${formatDuration(budget)}`,
           ),
-      }),
-    );
+        );
+      }, budget);
+      const inner = request.subscribe({
+        next: (raw) => {
+          deadline.unsubscribe();
+          let result: InitializeResult;
+          try {
+            result = decodeResult('initialize', InitializeResult, raw);
+            rpc.notify('initialized', {});
+          } catch (error) {
+            subscriber.error(error);
+            return;
+          }
+          subscriber.next(result);
+        },
+        error: (error: unknown) => {
+          deadline.unsubscribe();
+          subscriber.error(error);
+        },
+        complete: () => {
+          deadline.unsubscribe();
+          subscriber.complete();
+        },
+      });
+      return () => {
+        deadline.unsubscribe();
+        inner.unsubscribe();
+      };
+    });
   }
 
   /** Makes `rpc` the session's live transport. */
@@ -229,7 +255,7 @@ export class SessionCore {
     //    before any stream cleanup.
     const aborts = [...this.pendingCallAborts];
     this.pendingCallAborts.clear();
-    for (const abort of aborts) abort(error);
+    for (const abort of aborts) abort.error(error);
     rpc?.close();
     // 3. Then process handles and HTTP body streams.
     const records = [...this.processes.values()];
@@ -266,10 +292,7 @@ export class SessionCore {
         subscriber.error(this.terminal);
         return undefined;
       }
-      const abort = abortWithCalls
-        ? (error: DisconnectedError): void => subscriber.error(error)
-        : undefined;
-      if (abort) this.pendingCallAborts.add(abort);
+      if (abortWithCalls) this.pendingCallAborts.add(subscriber);
       const inner = source.subscribe({
         next: (value) => {
           if (this.terminal) subscriber.error(this.terminal);
@@ -279,7 +302,7 @@ export class SessionCore {
         complete: () => subscriber.complete(),
       });
       return () => {
-        if (abort) this.pendingCallAborts.delete(abort);
+        if (abortWithCalls) this.pendingCallAborts.delete(subscriber);
         inner.unsubscribe();
       };
     });
@@ -342,28 +365,10 @@ export class SessionCore {
         subscriber.error(this.terminal ?? mapCallError(error));
         return undefined;
       }
-      const abort = (error: DisconnectedError): void => subscriber.error(error);
-      this.pendingCallAborts.add(abort);
-      const inner = request.subscribe({
-        next: (raw) => {
-          if (this.terminal) {
-            subscriber.error(this.terminal);
-            return;
-          }
-          let value: z.output<S>;
-          try {
-            value = decodeResult(method, schema, raw);
-          } catch (error) {
-            subscriber.error(error);
-            return;
-          }
-          subscriber.next(value);
-        },
-        error: (error: unknown) => subscriber.error(this.terminal ?? mapCallError(mapError(error))),
-        complete: () => subscriber.complete(),
-      });
+      this.pendingCallAborts.add(subscriber);
+      const inner = request.subscribe(new CallObserver(this, method, schema, mapError, subscriber));
       return () => {
-        this.pendingCallAborts.delete(abort);
+        this.pendingCallAborts.delete(subscriber);
         inner.unsubscribe();
       };
     });
@@ -665,6 +670,44 @@ function mapCallError(error: unknown): unknown {
 }
 
 /** Decodes a result with its schema; a mismatch is a JsonError naming the method. */
+/**
+ * The inner observer of one `callWith`: a class, so a call allocates one object instead of a
+ * closure per callback (closures are the client's per-call cost, more so under tsx's keepNames).
+ */
+class CallObserver<S extends z.ZodType> {
+  constructor(
+    private readonly core: SessionCore,
+    private readonly method: string,
+    private readonly schema: S,
+    private readonly mapError: (error: unknown) => unknown,
+    private readonly subscriber: Subscriber<z.output<S>>,
+  ) {}
+
+  next(raw: unknown): void {
+    const terminal = this.core.terminalError;
+    if (terminal) {
+      this.subscriber.error(terminal);
+      return;
+    }
+    let value: z.output<S>;
+    try {
+      value = decodeResult(this.method, this.schema, raw);
+    } catch (error) {
+      this.subscriber.error(error);
+      return;
+    }
+    this.subscriber.next(value);
+  }
+
+  error(error: unknown): void {
+    this.subscriber.error(this.core.terminalError ?? mapCallError(this.mapError(error)));
+  }
+
+  complete(): void {
+    this.subscriber.complete();
+  }
+}
+
 export function decodeResult<S extends z.ZodType>(
   method: string,
   schema: S,

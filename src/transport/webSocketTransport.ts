@@ -2,7 +2,7 @@
  * The plain WebSocket transport (spec/protocol.md §1.1): one JSON-RPC message per WebSocket
  * message, Text frames out, Text or Binary (UTF-8) frames in, pings answered by `ws` itself.
  */
-import { asyncScheduler, interval, Observable, Subject, timer, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, interval, Observable, Subject, type SchedulerLike } from 'rxjs';
 import WebSocket from 'ws';
 import {
   ConnectError,
@@ -108,13 +108,14 @@ export function connectWebSocket(
     socket.once('error', onConnectError);
     socket.once('close', onConnectClose);
 
-    const deadline = timer(timeoutMs, scheduler).subscribe(() => {
+    // Scheduled directly (not `timer(...).subscribe`): one action instead of an observable chain.
+    const deadline = scheduler.schedule(() => {
       subscriber.error(
         new TimeoutError(
           `timed out connecting to exec-server websocket \`${url}\` after ${formatDuration(timeoutMs)}`,
         ),
       );
-    });
+    }, timeoutMs);
 
     return () => {
       deadline.unsubscribe();
