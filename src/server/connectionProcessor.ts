@@ -38,7 +38,8 @@ export class ConnectionProcessor implements SessionOwner {
   private initializeDone = false;
   private initialized = false;
   private closed = false;
-  private queue: Promise<void> = Promise.resolve();
+  /** Tail of the inbound work still awaited (pre-handshake requests); undefined when idle. */
+  private queue: Promise<void> | undefined;
   private readonly subscription: Subscription;
   private readonly fileHandles = new FileHandleTable();
   private readonly http: HttpRequests;
@@ -52,9 +53,7 @@ export class ConnectionProcessor implements SessionOwner {
   ) {
     this.http = new HttpRequests((method, params) => this.sendNotification(method, params));
     this.subscription = transport.incoming$.subscribe({
-      next: (text) => {
-        this.queue = this.queue.then(() => this.handleText(text)).catch(() => this.finish());
-      },
+      next: (text) => this.take(text),
       error: () => void this.finish(),
       complete: () => void this.finish(),
     });
@@ -77,10 +76,41 @@ export class ConnectionProcessor implements SessionOwner {
     this.write({ error: { code: failure.code, message: failure.message }, id });
   }
 
-  private async handleText(text: string): Promise<void> {
+  /**
+   * Takes one inbound text in arrival order. When nothing earlier is still awaited the text is
+   * handled at once, in this turn (no promise hop), which is what keeps a synchronous
+   * handler's reply latency low; otherwise it waits behind the pending work.
+   */
+  private take(text: string): void {
+    if (this.queue) {
+      const next = this.queue.then(() => this.handleText(text));
+      this.track(next);
+      return;
+    }
+    let pending: Promise<void> | undefined;
+    try {
+      pending = this.handleText(text);
+    } catch {
+      void this.finish();
+      return;
+    }
+    if (pending) this.track(pending);
+  }
+
+  private track(work: Promise<void>): void {
+    const tail: Promise<void> = work
+      .catch(() => this.finish())
+      .then(() => {
+        if (this.queue === tail) this.queue = undefined;
+      });
+    this.queue = tail;
+  }
+
+  /** Handles one text; returns a promise only when later texts must wait for it. */
+  private handleText(text: string): Promise<void> | undefined {
     if (this.closed) return;
     // Step 1 of spec §3.2: a session taken over by another connection ends this one.
-    if (this.session && this.session.owner !== this) return this.finish();
+    if (this.session && this.session.owner !== this) return void this.finish();
     const inbound = parseInbound(text);
     if ('error' in inbound) {
       this.replyError(
@@ -94,8 +124,7 @@ export class ConnectionProcessor implements SessionOwner {
       case 'request': {
         const handling = this.handleRequest(message.id, message.method, message.params);
         // Before the handshake completes, requests are strictly sequential.
-        if (!this.initialized) await handling;
-        return;
+        return this.initialized ? undefined : handling;
       }
       case 'notification':
         if (
@@ -106,23 +135,38 @@ export class ConnectionProcessor implements SessionOwner {
           this.initialized = true;
           return;
         }
-        return this.finish();
+        return void this.finish();
       default:
         // This executor never sends requests to the client, so no response is expected.
-        return this.finish();
+        return void this.finish();
     }
   }
 
-  private async handleRequest(id: RequestId, method: string, params: unknown): Promise<void> {
+  /**
+   * Runs one request. A handler that answers synchronously is replied to in this same turn;
+   * the returned promise (only for asynchronous handlers) settles once the reply is sent.
+   */
+  private handleRequest(id: RequestId, method: string, params: unknown): Promise<void> | undefined {
+    let result: unknown;
     try {
-      const result =
-        method === 'initialize' ? this.initialize(params) : await this.dispatch(method, params);
-      this.write({ id, result });
+      result = method === 'initialize' ? this.initialize(params) : this.dispatch(method, params);
     } catch (error) {
-      const failure =
-        error instanceof RpcFailure ? error : RpcFailure.internal(errorMessage(error));
-      this.replyError(id, failure);
+      this.replyFailure(id, error);
+      return;
     }
+    if (!isThenable(result)) {
+      this.write({ id, result });
+      return;
+    }
+    return Promise.resolve(result).then(
+      (value) => this.write({ id, result: value }),
+      (error: unknown) => this.replyFailure(id, error),
+    );
+  }
+
+  private replyFailure(id: RequestId, error: unknown): void {
+    const failure = error instanceof RpcFailure ? error : RpcFailure.internal(errorMessage(error));
+    this.replyError(id, failure);
   }
 
   private initialize(rawParams: unknown): { sessionId: string; environmentInfo: unknown } {
@@ -138,7 +182,8 @@ export class ConnectionProcessor implements SessionOwner {
     return { sessionId: this.session.id, environmentInfo: environmentInfo() };
   }
 
-  private async dispatch(method: string, rawParams: unknown): Promise<unknown> {
+  /** Runs the handler; its result is a value or a promise, as the handler returns it. */
+  private dispatch(method: string, rawParams: unknown): unknown {
     const spec = METHODS.get(method);
     if (!spec) {
       throw new RpcFailure(
@@ -179,6 +224,14 @@ export class ConnectionProcessor implements SessionOwner {
     await this.fileHandles.closeAll();
     this.resolveDone();
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** Serves one transport until it ends; resolves when the connection is gone. */

@@ -110,23 +110,24 @@ export async function createDirectory(params: {
 const millis = (value: number): number =>
   Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 
-export async function getMetadata(params: {
+export function getMetadata(params: {
   path: string;
   followSymlinks?: boolean | null;
   sandbox?: unknown;
-}): Promise<{
+}): {
   isDirectory: boolean;
   isFile: boolean;
   isSymlink: boolean;
   size: number;
   createdAtMs: number;
   modifiedAtMs: number;
-}> {
+} {
   const path = fsPath(params.path);
   rejectSandboxed(params.sandbox);
-  // Synchronous on purpose: a metadata lookup takes microseconds, while a trip through the
-  // libuv thread pool (two thread hand-offs) cost ~0.1-0.4 ms of latency on a loaded host.
-  return io(async () => {
+  // Synchronous on purpose (and answered in the same turn): a metadata lookup takes
+  // microseconds, while a trip through the libuv thread pool (two thread hand-offs) cost
+  // ~0.1-0.4 ms of latency on a loaded host.
+  try {
     const link = lstatSync(path);
     const isSymlink = link.isSymbolicLink();
     const target = isSymlink && params.followSymlinks !== false ? statSync(path) : link;
@@ -139,7 +140,9 @@ export async function getMetadata(params: {
       createdAtMs: target === link ? millis(link.birthtimeMs) : 0,
       modifiedAtMs: millis(target.mtimeMs),
     };
-  });
+  } catch (error) {
+    throw fsFailure(error);
+  }
 }
 
 export async function canonicalize(params: {
