@@ -358,30 +358,33 @@ export class SessionCore {
         subscriber.error(this.terminal);
         return undefined;
       }
-      let request: Observable<unknown>;
+      let params: unknown;
       try {
-        request = this.requestWhenLive(method, buildParams());
+        params = buildParams();
+        this.noticeDeadRpc();
       } catch (error) {
         subscriber.error(this.terminal ?? mapCallError(error));
         return undefined;
       }
       this.pendingCallAborts.add(subscriber);
-      const inner = request.subscribe(new CallObserver(this, method, schema, mapError, subscriber));
+      const observer = new CallObserver(this, method, schema, mapError, subscriber);
+      const rpc = this.rpc;
+      // Connected (the usual case): straight to the connection, without an inner observable.
+      if (!this.terminal && this.state.value !== 'recovering' && rpc !== undefined) {
+        const id = rpc.start(method, params, observer);
+        return () => {
+          this.pendingCallAborts.delete(subscriber);
+          if (id !== undefined) rpc.forget(id, observer);
+        };
+      }
+      const inner = this.awaitRpc()
+        .pipe(switchMap((live) => live.request(method, params)))
+        .subscribe(observer);
       return () => {
         this.pendingCallAborts.delete(subscriber);
         inner.unsubscribe();
       };
     });
-  }
-
-  /** `request` on the live transport; waits while recovering. */
-  private requestWhenLive(method: string, params: unknown): Observable<unknown> {
-    this.noticeDeadRpc();
-    // Connected (the usual case): straight to the transport.
-    if (!this.terminal && this.state.value !== 'recovering' && this.rpc !== undefined) {
-      return this.rpc.request(method, params);
-    }
-    return this.awaitRpc().pipe(switchMap((rpc) => rpc.request(method, params)));
   }
 
   /**

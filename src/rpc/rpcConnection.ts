@@ -3,7 +3,7 @@
  * integer request ids from 1, responses matched by id, ordered close, answers to
  * server→client requests (§9.5). Malformed input from the peer is fatal for the connection.
  */
-import { Observable, ReplaySubject, Subject, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, ReplaySubject, Subject, type Subscription } from 'rxjs';
 import {
   DisconnectedError,
   DisconnectReason,
@@ -35,6 +35,13 @@ export interface RpcConnectionOptions {
   maxPendingRequests?: number;
 }
 
+/** Receives the outcome of one request: `next(result)` then `complete()`, or `error(reason)`. */
+export interface RpcResponseObserver {
+  next(result: unknown): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
 export class RpcConnection {
   /** Hot: every inbound notification in arrival order; completes when the connection closes. */
   readonly notifications$: Observable<JsonRpcNotification>;
@@ -43,7 +50,7 @@ export class RpcConnection {
 
   private readonly notifications = new Subject<JsonRpcNotification>();
   private readonly closed = new ReplaySubject<ExecServerError>(1);
-  private readonly pending = new Map<number, Subscriber<unknown>>();
+  private readonly pending = new Map<number, RpcResponseObserver>();
   /** Server→client requests we are still answering, by id, with the handler's subscription. */
   private readonly inboundRequests = new Map<number, Subscription | undefined>();
   private readonly maxPendingRequests: number;
@@ -80,26 +87,39 @@ export class RpcConnection {
    */
   request(method: string, params: unknown): Observable<unknown> {
     return new Observable<unknown>((subscriber) => {
-      if (this.closeReason) {
-        subscriber.error(pendingFailure(this.closeReason));
-        return undefined;
-      }
-      if (this.pending.size >= this.maxPendingRequests) {
-        subscriber.error(
-          new ProtocolError(
-            `exec-server has reached its limit of ${this.maxPendingRequests} pending requests`,
-          ),
-        );
-        return undefined;
-      }
-      const id = this.nextRequestId++;
-      this.pending.set(id, subscriber);
-      // Same text as `encodeMessage` of the request, without building the tagged message.
-      this.transport.send(JSON.stringify({ id, method, params: params ?? null }));
-      return () => {
-        if (this.pending.get(id) === subscriber) this.pending.delete(id);
-      };
+      const id = this.start(method, params, subscriber);
+      return id === undefined ? undefined : () => this.forget(id, subscriber);
     });
+  }
+
+  /**
+   * `request` without the Observable, for callers on the hot path that already own a
+   * subscriber: sends now and reports to `observer` (synchronously `error` when the connection
+   * is closed or full). Returns the id to `forget` when the caller stops waiting.
+   */
+  start(method: string, params: unknown, observer: RpcResponseObserver): number | undefined {
+    if (this.closeReason) {
+      observer.error(pendingFailure(this.closeReason));
+      return undefined;
+    }
+    if (this.pending.size >= this.maxPendingRequests) {
+      observer.error(
+        new ProtocolError(
+          `exec-server has reached its limit of ${this.maxPendingRequests} pending requests`,
+        ),
+      );
+      return undefined;
+    }
+    const id = this.nextRequestId++;
+    this.pending.set(id, observer);
+    // Same text as `encodeMessage` of the request, without building the tagged message.
+    this.transport.send(JSON.stringify({ id, method, params: params ?? null }));
+    return id;
+  }
+
+  /** Stops waiting for request `id` of `observer` (a late answer is then ignored). */
+  forget(id: number, observer: RpcResponseObserver): void {
+    if (this.pending.get(id) === observer) this.pending.delete(id);
   }
 
   /** Sends a notification (no-op when closed). */
@@ -173,7 +193,7 @@ export class RpcConnection {
   }
 
   /** Hands a response to its caller; a response nobody waits for is dropped (spec §2.1). */
-  private settle(id: RequestId, deliver: (subscriber: Subscriber<unknown>) => void): void {
+  private settle(id: RequestId, deliver: (subscriber: RpcResponseObserver) => void): void {
     if (typeof id !== 'number') return;
     const subscriber = this.pending.get(id);
     if (!subscriber) return;
