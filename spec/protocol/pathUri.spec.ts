@@ -63,6 +63,22 @@ describe('pathToFileUri / fileUriToPath', () => {
     );
   });
 
+  it('decodes each printable ASCII byte the same whether it is written literally or as %XX', () => {
+    for (let byte = 0x20; byte <= 0x7e; byte++) {
+      const char = String.fromCharCode(byte);
+      if ('%?#'.includes(char)) continue; // literal, they are not part of a path
+      const escaped = `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+      expect(fileUriToPath(`file:///dir/a${char}b`)).toBe(`/dir/a${char}b`);
+      expect(fileUriToPath(`file:///dir/a${escaped}b`)).toBe(`/dir/a${char}b`);
+      expect(fileUriToPathBytes(`file:///dir/a${char}b`)).toEqual(Buffer.from(`/dir/a${char}b`));
+      expect(fileUriToPath(pathToFileUri(`/dir/a${char}b`))).toBe(`/dir/a${char}b`);
+    }
+    expect(pathToFileUri('/a-z_A.Z~0:9/@!$&()*+,;=[]^|')).toBe(
+      'file:///a-z_A.Z~0:9/@!$&()*+,;=[]^|',
+    );
+    expect(() => fileUriToPath('file:///C:/Windows')).toThrow(PathUriError);
+  });
+
   it('normalizes file://localhost and accepts unencoded spaces like the executor', () => {
     expect(fileUriToPath('file://localhost/tmp/x')).toBe('/tmp/x');
     expect(fileUriToPath('file:///tmp/a b')).toBe('/tmp/a b');

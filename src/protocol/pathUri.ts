@@ -17,6 +17,18 @@ export class PathUriError extends ExecServerError {}
  */
 const LITERAL_PATH_BYTE = /^[A-Za-z0-9\-._~!$&'()*+,;=:@[\]^|]$/;
 
+/** An absolute path made only of literal bytes: its URI is `file://` + the path itself. */
+const LITERAL_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@[\]^|/]*$/;
+
+/**
+ * The path part of a `file:///` URI that decodes to itself: printable ASCII without `%`,
+ * `?`, `#` or `\`. (`\` is literal on POSIX hosts, but keep it on the general path.)
+ */
+const VERBATIM_URI_PATH = /^\/[\x21-\x22\x24\x26-\x3e\x40-\x5b\x5d-\x7e]*$/;
+
+/** `/C:/...` or `/c%3A/...`: a Windows drive, which a POSIX host rejects. */
+const WINDOWS_DRIVE_PATH = /^\/[A-Za-z](:|%3A)(\/|$)/i;
+
 /** The executor's fallback for host paths that have no valid URI form (§7.1). */
 const OPAQUE_PREFIX = 'file:///%00/bad/path/';
 
@@ -39,6 +51,7 @@ export function pathToFileUri(path: string): string {
       `path \`${path}\` is not absolute; exec-server paths must be absolute POSIX paths`,
     );
   }
+  if (LITERAL_PATH.test(path)) return `file://${path}`; // the usual case, no encoding to do
   if (path.includes('\0')) {
     throw new PathUriError(`path \`${path}\` contains a NUL byte`);
   }
@@ -77,18 +90,27 @@ function splitFileUri(uri: string): FileUriParts {
   return { host: authority.toLowerCase(), path };
 }
 
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/g;
+
+/** `%XX` escapes become their bytes; everything else is kept as UTF-8. */
 function percentDecodeToBytes(text: string): Buffer {
-  const bytes: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (char === '%' && /^[0-9A-Fa-f]{2}$/.test(text.slice(i + 1, i + 3))) {
-      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
-      i += 2;
-    } else {
-      bytes.push(...Buffer.from(char, 'utf8'));
-    }
+  const parts: Buffer[] = [];
+  let literalStart = 0;
+  for (const match of text.matchAll(PERCENT_ESCAPE)) {
+    parts.push(Buffer.from(text.slice(literalStart, match.index), 'utf8'));
+    parts.push(Buffer.of(parseInt(match[0].slice(1), 16)));
+    literalStart = match.index + 3;
   }
-  return Buffer.from(bytes);
+  parts.push(Buffer.from(text.slice(literalStart), 'utf8'));
+  return Buffer.concat(parts);
+}
+
+/** The native path of a plain `file:///...` URI that needs no decoding, else undefined. */
+function verbatimPath(uri: string): string | undefined {
+  if (!uri.startsWith('file:///')) return undefined;
+  const path = uri.slice('file://'.length);
+  if (!VERBATIM_URI_PATH.test(path) || WINDOWS_DRIVE_PATH.test(path)) return undefined;
+  return path;
 }
 
 /**
@@ -96,6 +118,8 @@ function percentDecodeToBytes(text: string): Buffer {
  * (`file:///%00/bad/path/<base64url>`) for non-UTF-8 paths.
  */
 export function fileUriToPathBytes(uri: string): Buffer {
+  const verbatim = verbatimPath(uri);
+  if (verbatim !== undefined) return Buffer.from(verbatim, 'latin1');
   const { host, path } = splitFileUri(uri);
   if (host !== '' && host !== 'localhost') {
     throw new PathUriError(
@@ -106,7 +130,7 @@ export function fileUriToPathBytes(uri: string): Buffer {
   if (normalized.startsWith(OPAQUE_PREFIX)) {
     return Buffer.from(normalized.slice(OPAQUE_PREFIX.length), 'base64url');
   }
-  if (/^\/[A-Za-z](:|%3A)(\/|$)/i.test(path)) {
+  if (WINDOWS_DRIVE_PATH.test(path)) {
     throw new PathUriError(
       `file URI \`${uri}\` is a Windows drive path; it is not valid on a POSIX exec-server host`,
     );
@@ -119,6 +143,8 @@ export function fileUriToPathBytes(uri: string): Buffer {
 
 /** `file:///home/u/a%20b.txt` → `/home/u/a b.txt`. Throws PathUriError for non-file URIs. */
 export function fileUriToPath(uri: string): string {
+  const verbatim = verbatimPath(uri);
+  if (verbatim !== undefined) return verbatim;
   const bytes = fileUriToPathBytes(uri);
   const text = bytes.toString('utf8');
   if (!Buffer.from(text, 'utf8').equals(bytes)) {
