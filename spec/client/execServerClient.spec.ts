@@ -87,6 +87,28 @@ describe('ExecServerClient.connect', () => {
     expect(executor.pending('environment/info')).toHaveLength(0);
   });
 
+  it('connects with a malformed initialize environmentInfo, and reports it when asked for', () => {
+    const { client, executor } = connect({}, { shell: 'bash' });
+    expect(client.state).toBe('connected');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const info = watch(client.environmentInfo());
+      expect(info.values).toEqual([]);
+      expect(info.error).toBeInstanceOf(JsonError);
+      expect(String((info.error as Error).message)).toMatch(
+        /`initialize` result did not match the protocol: environmentInfo: /,
+      );
+    }
+    expect(executor.pending('environment/info')).toHaveLength(0);
+  });
+
+  it('rejects an initialize result without a sessionId', () => {
+    const { transport, executor } = fakeConnection('session-1');
+    executor.handlers.set('initialize', () => ({ environmentInfo: ENV_INFO }));
+    const seen = watch(ExecServerClient.connect(transport, { clientName: 'spec' }));
+    expect(seen.error).toBeInstanceOf(JsonError);
+    expect(String((seen.error as Error).message)).toMatch(/sessionId/);
+  });
+
   it('fetches environment/info with params null once, then caches it', () => {
     const { client, executor } = connect();
     const first = watch(client.environmentInfo());

@@ -152,7 +152,7 @@ export class ExecServerClient {
               );
             }
             core.sessionId = result.sessionId;
-            core.environmentInfo = result.environmentInfo;
+            core.initialEnvironmentInfo = result.environmentInfo;
             core.install(rpc);
             installed = true;
             client = new ExecServerClient(core);
@@ -209,7 +209,8 @@ export class ExecServerClient {
     const core = this.core;
     return core.guard(
       defer(() => {
-        if (core.environmentInfo !== undefined) return of(core.environmentInfo);
+        const known = core.decodedEnvironmentInfo();
+        if (known !== undefined) return of(known);
         return core.awaitRpc().pipe(
           switchMap((rpc) =>
             rpc.request('environment/info', null).pipe(
@@ -226,10 +227,7 @@ export class ExecServerClient {
               ),
             ),
           ),
-          map((info) => {
-            core.environmentInfo ??= info;
-            return core.environmentInfo;
-          }),
+          map((info) => core.cacheEnvironmentInfo(info)),
         );
       }),
     );

@@ -41,7 +41,7 @@ import {
   TimeoutError,
   isTransportClosed,
 } from '../protocol/errors.js';
-import type { EnvironmentInfo } from '../protocol/environment.js';
+import { EnvironmentInfo } from '../protocol/environment.js';
 import { HttpRequestBodyDeltaNotification } from '../protocol/http.js';
 import { InitializeResult } from '../protocol/initialize.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
@@ -104,9 +104,21 @@ const MAX_POLICY_HOST_BYTES = 253;
 const MAX_POLICY_PROCESS_ID_BYTES = 256;
 const MAX_POLICY_REASON_BYTES = 1024;
 
+/**
+ * What the handshake needs at once: the session id. The `environmentInfo` the executor sends
+ * along stays raw until first asked for (`decodedEnvironmentInfo`): validating it is most of
+ * the client's cost per connect, and many sessions never look at it.
+ */
+export interface HandshakeResult {
+  readonly sessionId: string;
+  readonly environmentInfo: unknown;
+}
+
 export class SessionCore {
   sessionId = '';
-  environmentInfo: EnvironmentInfo | undefined;
+  /** The `environmentInfo` of the `initialize` result, not yet validated (undefined: omitted). */
+  initialEnvironmentInfo: unknown;
+  private environmentInfo: EnvironmentInfo | undefined;
   readonly state = new BehaviorSubject<SessionState>('connected');
   readonly disconnects = new Subject<DisconnectedError>();
   readonly processes = new Map<string, ProcessRecord>();
@@ -145,7 +157,7 @@ export class SessionCore {
    * `initialize{clientName, resumeSessionId}` then the `initialized` notification, under the
    * initialize budget (spec §4.1).
    */
-  handshake(rpc: RpcConnection, resumeSessionId: string | null): Observable<InitializeResult> {
+  handshake(rpc: RpcConnection, resumeSessionId: string | null): Observable<HandshakeResult> {
     const budget = this.options.initializeTimeoutMs;
     const scheduler = this.options.scheduler ?? asyncScheduler;
     const request = rpc.request('initialize', {
@@ -154,7 +166,7 @@ export class SessionCore {
     });
     // One observable with a scheduled deadline rather than `map`/`map`/`timeout`: the same
     // contract (only the first answer is timed), without three operator subscribers per connect.
-    return new Observable<InitializeResult>((subscriber) => {
+    return new Observable<HandshakeResult>((subscriber) => {
       const deadline = scheduler.schedule(() => {
         inner.unsubscribe();
         subscriber.error(
@@ -166,9 +178,9 @@ export class SessionCore {
       const inner = request.subscribe({
         next: (raw) => {
           deadline.unsubscribe();
-          let result: InitializeResult;
+          let result: HandshakeResult;
           try {
-            result = decodeResult('initialize', InitializeResult, raw);
+            result = decodeHandshakeResult(raw);
             rpc.notify('initialized', {});
           } catch (error) {
             subscriber.error(error);
@@ -190,6 +202,29 @@ export class SessionCore {
         inner.unsubscribe();
       };
     });
+  }
+
+  /**
+   * The session's environment info: cached once known, else decoded from the `initialize`
+   * result (JsonError if it does not match the protocol), else undefined (ask the executor).
+   */
+  decodedEnvironmentInfo(): EnvironmentInfo | undefined {
+    if (this.environmentInfo === undefined && this.initialEnvironmentInfo !== undefined) {
+      const parsed = EnvironmentInfo.safeParse(this.initialEnvironmentInfo);
+      if (!parsed.success) {
+        throw new JsonError(
+          `\`initialize\` result did not match the protocol: environmentInfo: ${parsed.error.message}`,
+        );
+      }
+      this.environmentInfo = parsed.data;
+    }
+    return this.environmentInfo;
+  }
+
+  /** Keeps the first environment info learned (from `environment/info`); returns the cached one. */
+  cacheEnvironmentInfo(info: EnvironmentInfo): EnvironmentInfo {
+    this.environmentInfo ??= info;
+    return this.environmentInfo;
   }
 
   /** Makes `rpc` the session's live transport. */
@@ -709,6 +744,21 @@ class CallObserver<S extends z.ZodType> {
   complete(): void {
     this.subscriber.complete();
   }
+}
+
+/**
+ * The `initialize` result with only `sessionId` checked now (see HandshakeResult); anything
+ * else that is off is reported by the full schema.
+ */
+function decodeHandshakeResult(raw: unknown): HandshakeResult {
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
+    const record = raw as Record<string, unknown>;
+    if (typeof record.sessionId === 'string') {
+      return { sessionId: record.sessionId, environmentInfo: record.environmentInfo };
+    }
+  }
+  decodeResult('initialize', InitializeResult, raw); // throws JsonError with the schema's message
+  throw new JsonError('`initialize` result did not match the protocol: no sessionId');
 }
 
 export function decodeResult<S extends z.ZodType>(
