@@ -43,6 +43,7 @@ interface Column {
   readonly client: LatencyClient;
   readonly samples: Record<Metric, number[]>;
   session?: LatencySession;
+  cwd?: string;
 }
 
 const ARGV = ['/usr/bin/true'];
@@ -71,13 +72,14 @@ async function measureConnection(column: Column, record: boolean): Promise<void>
 
 async function measureIteration(column: Column, id: string, record: boolean): Promise<void> {
   const session = column.session!;
+  const cwd = column.cwd!;
   let start = process.hrtime.bigint();
-  await session.getMetadata(session.cwd);
+  await session.getMetadata(cwd);
   const metadataMs = elapsedMs(start);
 
   const completionStart = process.hrtime.bigint();
   start = completionStart;
-  const started = await session.start(id, ARGV, session.cwd);
+  const started = await session.start(id, ARGV, cwd);
   const startMs = elapsedMs(start);
   start = process.hrtime.bigint();
   await started.waitClosed();
@@ -178,7 +180,10 @@ async function main(): Promise<void> {
       for (const column of rotated(columns, round))
         await measureConnection(column, round >= warmups);
     }
-    for (const column of columns) column.session = await column.client(column.url);
+    for (const column of columns) {
+      column.session = await column.client(column.url);
+      column.cwd = await column.session.environmentCwd();
+    }
     for (let round = 0; round < warmups + iterations; round++) {
       const measured = round >= warmups;
       const id = measured ? `latency-measured-${round - warmups}` : `latency-warmup-${round}`;

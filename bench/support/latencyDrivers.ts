@@ -10,8 +10,11 @@ import { connectWebSocket } from '../../src/transport/webSocketTransport.js';
 import { HandwrittenClient } from '../handwritten-client.js';
 
 export interface LatencySession {
-  /** The executor's working directory (native path), from the `initialize` result. */
-  readonly cwd: string;
+  /**
+   * The executor's working directory (native path), from the `initialize` result. Not part
+   * of `connection_ms`: upstream reads `environment.info()` after its connection timer too.
+   */
+  environmentCwd(): Promise<string>;
   getMetadata(path: string): Promise<void>;
   /** Resolves when `process/start` answered; the result resolves at `process/closed`. */
   start(processId: string, argv: readonly string[], cwd: string): Promise<StartedProcess>;
@@ -31,9 +34,11 @@ export const execrxClient: LatencyClient = async (url) => {
       switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'bench' })),
     ),
   );
-  const info = await firstValueFrom(client.environmentInfo());
   return {
-    cwd: fileUriToPath(info.cwd ?? 'file:///'),
+    environmentCwd: async () => {
+      const info = await firstValueFrom(client.environmentInfo());
+      return fileUriToPath(info.cwd ?? 'file:///');
+    },
     getMetadata: async (path) => {
       await firstValueFrom(client.fs.getMetadata(path));
     },
@@ -76,9 +81,8 @@ export const handwrittenClient: LatencyClient = async (url) => {
     resumeSessionId: null,
   })) as InitializeResult;
   client.notify('initialized', {});
-  const cwdUri = init.environmentInfo?.cwd ?? 'file:///';
   return {
-    cwd: fileUriToPath(cwdUri),
+    environmentCwd: () => Promise.resolve(fileUriToPath(init.environmentInfo?.cwd ?? 'file:///')),
     getMetadata: async (path) => {
       await client.request('fs/getMetadata', { path: pathToFileUri(path), sandbox: null });
     },
