@@ -15,12 +15,8 @@
  * Run: `npx tsx bench/remote-latency.ts`
  */
 import { loadavg } from 'node:os';
-import {
-  execrxClient,
-  handwrittenClient,
-  type LatencyClient,
-  type LatencySession,
-} from './support/latencyDrivers.js';
+import { compiledLatencyDrivers } from './support/compiledClients.js';
+import type { LatencyClient, LatencySession } from './support/latencyDrivers.js';
 import {
   startCodexExecServer,
   startTsExecutorProcess,
@@ -149,6 +145,8 @@ async function main(): Promise<void> {
   const iterations = positiveEnv('EXEC_SERVER_LATENCY_ITERATIONS', 30);
   const warmups = positiveEnv('EXEC_SERVER_LATENCY_WARMUP_ITERATIONS', 5);
   const servers: RunningExecServer[] = [];
+  // Both clients run as tsc-compiled JavaScript, like the built package (see compiledClients).
+  const { execrxClient, handwrittenClient } = await compiledLatencyDrivers();
   try {
     const [binary, tsExecutor] = await Promise.all([
       startCodexExecServer(),
