@@ -4,7 +4,11 @@ import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { randomBytes } from '@noble/hashes/utils.js';
 import type { NoiseCryptoProvider } from './cryptoProvider.js';
-import { mlkem768Decapsulate, mlkem768Encapsulate, mlkem768KeyPair } from './mlkem768.js';
+import {
+  nobleMlKem768Decapsulate,
+  nobleMlKem768Encapsulate,
+  nobleMlKem768KeyPair,
+} from './nobleMlKem768.js';
 
 /**
  * The portable provider: pure JavaScript `@noble/*` primitives only (no `node:crypto`), for
@@ -26,9 +30,9 @@ export const nobleCryptoProvider: NoiseCryptoProvider = {
     return x25519.getSharedSecret(privateKey, publicKey);
   },
 
-  mlkem768KeyPair: mlkem768KeyPair,
-  mlkem768Encapsulate: mlkem768Encapsulate,
-  mlkem768Decapsulate: mlkem768Decapsulate,
+  mlkem768KeyPair: nobleMlKem768KeyPair,
+  mlkem768Encapsulate: nobleMlKem768Encapsulate,
+  mlkem768Decapsulate: nobleMlKem768Decapsulate,
 
   aes256GcmSeal(key, nonce, associatedData, plaintext) {
     return gcm(key, nonce, associatedData).encrypt(plaintext);

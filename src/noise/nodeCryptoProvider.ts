@@ -12,7 +12,11 @@ import {
 } from 'node:crypto';
 import { asPlainBytes } from './bytes.js';
 import type { NoiseCryptoProvider } from './cryptoProvider.js';
-import { mlkem768Decapsulate, mlkem768Encapsulate, mlkem768KeyPair } from './mlkem768.js';
+import {
+  nodeMlKem768Decapsulate,
+  nodeMlKem768Encapsulate,
+  nodeMlKem768KeyPair,
+} from './nodeMlKem768.js';
 
 // Node 20 cannot import raw X25519 keys as such. PKCS#8/SPKI DER import goes through OpenSSL 3's
 // slow decoder framework (~1 ms per key); JWK import builds the key straight from the raw bytes.
@@ -74,7 +78,7 @@ function checkLength(what: string, bytes: Uint8Array, length: number): void {
 
 /**
  * The default provider: `node:crypto` (OpenSSL) for X25519, AES-256-GCM, SHA-256 and HMAC;
- * ML-KEM-768 from `@noble/post-quantum`.
+ * ML-KEM-768 from `nodeMlKem768.ts` (FIPS 203 in TypeScript over OpenSSL's SHA-3 and SHAKE).
  */
 export const nodeCryptoProvider: NoiseCryptoProvider = {
   name: 'node',
@@ -102,9 +106,9 @@ export const nodeCryptoProvider: NoiseCryptoProvider = {
     );
   },
 
-  mlkem768KeyPair: mlkem768KeyPair,
-  mlkem768Encapsulate: mlkem768Encapsulate,
-  mlkem768Decapsulate: mlkem768Decapsulate,
+  mlkem768KeyPair: nodeMlKem768KeyPair,
+  mlkem768Encapsulate: nodeMlKem768Encapsulate,
+  mlkem768Decapsulate: nodeMlKem768Decapsulate,
 
   aes256GcmSeal(key, nonce, associatedData, plaintext) {
     const cipher = createCipheriv('aes-256-gcm', aesKeyObject(key), nonce);

@@ -2,7 +2,8 @@ import { ml_kem768, type KEMPrepared } from '@noble/post-quantum/ml-kem.js';
 import { MLKEM768_PUBLIC_KEY_LENGTH } from './constants.js';
 
 /**
- * ML-KEM-768 on `@noble/post-quantum`, shared by both providers (Node 20 has no ML-KEM).
+ * ML-KEM-768 on `@noble/post-quantum`, for the portable provider (pure JavaScript; the node
+ * provider uses `nodeMlKem768.ts`, which hashes with OpenSSL).
  *
  * Noble's "prepared" keys cache the expanded matrix Â of a public key, which roughly halves
  * the cost of later encapsulations and decapsulations; preparing costs about what it saves
@@ -40,21 +41,24 @@ function preparedForEncapsulation(publicKey: Uint8Array): KEMPrepared {
   return entry;
 }
 
-export function mlkem768KeyPair(seed: Uint8Array): {
+export function nobleMlKem768KeyPair(seed: Uint8Array): {
   publicKey: Uint8Array;
   secretKey: Uint8Array;
 } {
   return ml_kem768.keygen(seed);
 }
 
-export function mlkem768Encapsulate(
+export function nobleMlKem768Encapsulate(
   publicKey: Uint8Array,
   randomness: Uint8Array,
 ): { cipherText: Uint8Array; sharedSecret: Uint8Array } {
   return preparedForEncapsulation(publicKey).encapsulate(randomness);
 }
 
-export function mlkem768Decapsulate(cipherText: Uint8Array, secretKey: Uint8Array): Uint8Array {
+export function nobleMlKem768Decapsulate(
+  cipherText: Uint8Array,
+  secretKey: Uint8Array,
+): Uint8Array {
   let entry = preparedBySecretKey.get(secretKey);
   if (entry === undefined) {
     entry = ml_kem768.prepare(
