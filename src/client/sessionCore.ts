@@ -42,6 +42,7 @@ import {
   isTransportClosed,
 } from '../protocol/errors.js';
 import { EnvironmentInfo } from '../protocol/environment.js';
+import { fastCheckFor } from '../protocol/fastChecks.js';
 import { HttpRequestBodyDeltaNotification } from '../protocol/http.js';
 import { InitializeResult } from '../protocol/initialize.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
@@ -766,6 +767,8 @@ export function decodeResult<S extends z.ZodType>(
   schema: S,
   raw: unknown,
 ): z.output<S> {
+  const checked = fastCheckFor(schema)?.(raw);
+  if (checked !== undefined) return checked;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw new JsonError(`\`${method}\` result did not match the protocol: ${parsed.error.message}`);
