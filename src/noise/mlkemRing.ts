@@ -77,7 +77,7 @@ for (let i = 0; i < 128; i++) {
  */
 export function ntt(f: Int32Array, offset: number): void {
   let k = 1;
-  for (let length = 128; length >= 2; length >>= 1) {
+  for (let length = 128; length >= 4; length >>= 1) {
     for (let start = offset; start < offset + N; start += 2 * length) {
       const zeta = ZETAS[k++]!;
       const end = start + length;
@@ -90,7 +90,18 @@ export function ntt(f: Int32Array, offset: number): void {
       }
     }
   }
-  for (let j = offset; j < offset + N; j++) f[j] = barrettReduce(f[j]!);
+  // Last layer (length 2), unrolled, with the final Barrett reduction folded in.
+  for (let start = offset; start < offset + N; start += 4) {
+    const zeta = ZETAS[k++]!;
+    const t0 = montgomeryReduce(imul(zeta, f[start + 2]!));
+    const t1 = montgomeryReduce(imul(zeta, f[start + 3]!));
+    const a0 = f[start]!;
+    const a1 = f[start + 1]!;
+    f[start] = barrettReduce(a0 + t0);
+    f[start + 1] = barrettReduce(a1 + t1);
+    f[start + 2] = barrettReduce(a0 - t0);
+    f[start + 3] = barrettReduce(a1 - t1);
+  }
 }
 
 /**
@@ -100,18 +111,31 @@ export function ntt(f: Int32Array, offset: number): void {
  */
 export function inverseNttFromMontgomery(f: Int32Array, offset: number): void {
   let k = 127;
-  for (let length = 2; length <= 128; length <<= 1) {
+  // Sums double each layer and are Barrett-reduced only in layers 3 and 6: every layer's
+  // input then stays below 4q, so |b − a| < 8q keeps each Montgomery product below q·2^15.
+  for (let length = 2, layer = 1; length <= 128; length <<= 1, layer++) {
+    const reduceSums = layer === 3 || layer === 6;
     for (let start = offset; start < offset + N; start += 2 * length) {
       const zeta = ZETAS[k--]!;
       const end = start + length;
-      for (let j = start; j < end; j++) {
-        const a = f[j]!;
-        const b = f[j + length]!;
-        f[j] = barrettReduce(a + b);
-        f[j + length] = montgomeryReduce(imul(zeta, b - a));
+      if (reduceSums) {
+        for (let j = start; j < end; j++) {
+          const a = f[j]!;
+          const b = f[j + length]!;
+          f[j] = barrettReduce(a + b);
+          f[j + length] = montgomeryReduce(imul(zeta, b - a));
+        }
+      } else {
+        for (let j = start; j < end; j++) {
+          const a = f[j]!;
+          const b = f[j + length]!;
+          f[j] = a + b;
+          f[j + length] = montgomeryReduce(imul(zeta, b - a));
+        }
       }
     }
   }
+  // Inputs below 2q here: the product stays below 2q·q.
   for (let j = offset; j < offset + N; j++) {
     f[j] = montgomeryReduce(imul(f[j]!, INVERSE_NTT_SCALE));
   }

@@ -75,16 +75,20 @@ const scratchPoly = new Int32Array(N);
 const scratchMessage = new Uint8Array(32);
 const scratchCipherText = new Uint8Array(MLKEM768_CIPHERTEXT_LENGTH);
 
-function sha3_256(...parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return hash('sha3-256', parts[0]!, 'buffer');
-  const h = createHash('sha3-256');
-  for (const part of parts) h.update(part);
-  return h.digest();
+/** H: SHA3-256. */
+function sha3_256(bytes: Uint8Array): Uint8Array {
+  return hash('sha3-256', bytes, 'buffer');
 }
 
-/** G: SHA3-512 of `a ‖ b`. */
+const gInput = new Uint8Array(64);
+
+/** G: SHA3-512 of `a ‖ b` (32 bytes each, or `b` a single byte in key generation). */
 function sha3_512(a: Uint8Array, b: Uint8Array): Uint8Array {
-  return createHash('sha3-512').update(a).update(b).digest();
+  gInput.set(a, 0);
+  gInput.set(b, 32);
+  const digest = hash('sha3-512', gInput.subarray(0, 32 + b.length), 'buffer');
+  gInput.fill(0);
+  return digest;
 }
 
 /** PRF_2(s, b) = SHAKE256(s ‖ b, 128 bytes), sampled straight into the polynomial at `offset`. */
@@ -130,10 +134,6 @@ function sampleMatrix(rho: Uint8Array): Int32Array {
   return aHat;
 }
 
-function cacheKeyOf(publicKeyHash: Uint8Array): string {
-  return Buffer.from(publicKeyHash.buffer, publicKeyHash.byteOffset, 32).toString('latin1');
-}
-
 function remember(expanded: ExpandedPublicKey, cacheKey: string): void {
   if (expandedByPublicKey.size >= ENCAPSULATION_CACHE_SIZE) {
     const oldest = expandedByPublicKey.keys().next();
@@ -144,7 +144,8 @@ function remember(expanded: ExpandedPublicKey, cacheKey: string): void {
 
 /**
  * The expansion of an encapsulation key, validated as FIPS 203 §7.2 requires (length, and every
- * coefficient of t̂ below q: the "modulus check"). Cached by H(ek).
+ * coefficient of t̂ below q: the "modulus check"). Cached by the key's bytes (as a latin1
+ * string: cheaper to build and look up than hashing the key).
  */
 function expandPublicKey(publicKey: Uint8Array): ExpandedPublicKey {
   if (publicKey.length !== MLKEM768_PUBLIC_KEY_LENGTH) {
@@ -152,8 +153,11 @@ function expandPublicKey(publicKey: Uint8Array): ExpandedPublicKey {
       `ML-KEM-768 public key must be ${MLKEM768_PUBLIC_KEY_LENGTH} bytes, got ${publicKey.length}`,
     );
   }
-  const publicKeyHash = sha3_256(publicKey);
-  const cacheKey = cacheKeyOf(publicKeyHash);
+  const cacheKey = Buffer.from(
+    publicKey.buffer,
+    publicKey.byteOffset,
+    publicKey.byteLength,
+  ).toString('latin1');
   const cached = expandedByPublicKey.get(cacheKey);
   if (cached !== undefined) {
     // Refresh recency: Map iteration order is insertion order.
@@ -170,7 +174,7 @@ function expandPublicKey(publicKey: Uint8Array): ExpandedPublicKey {
   const expanded: ExpandedPublicKey = {
     tHat,
     aHat: sampleMatrix(publicKey.subarray(VECTOR_BYTES)),
-    publicKeyHash,
+    publicKeyHash: sha3_256(publicKey),
   };
   remember(expanded, cacheKey);
   return expanded;
