@@ -1,16 +1,28 @@
 import { describe, expect, it } from '@jest/globals';
+import type { z } from 'zod';
 import { fastCheckFor } from '../../src/protocol/fastChecks.js';
-import { FsGetMetadataResult } from '../../src/protocol/fs.js';
+import { FsGetMetadataParams, FsGetMetadataResult } from '../../src/protocol/fs.js';
 
-/** Every value the schema accepts, the check accepts with the same output; and vice versa. */
-function expectSameAsSchema(schema: typeof FsGetMetadataResult, values: readonly unknown[]): void {
+/**
+ * Whatever the check returns is what the schema outputs. A check may leave rare shapes to the
+ * schema (undefined); with `decidesAll` it must decide every value the schema accepts.
+ */
+function expectSameAsSchema(
+  schema: z.ZodType,
+  values: readonly unknown[],
+  { decidesAll }: { decidesAll: boolean },
+): void {
   const check = fastCheckFor(schema);
   if (check === undefined) throw new Error('no fast check registered');
   for (const value of values) {
     const parsed = schema.safeParse(value);
     const checked = check(value);
-    if (parsed.success) expect({ value, checked }).toEqual({ value, checked: parsed.data });
-    else expect({ value, checked }).toEqual({ value, checked: undefined });
+    if (checked !== undefined || decidesAll) {
+      expect({ value, checked }).toEqual({
+        value,
+        checked: parsed.success ? parsed.data : undefined,
+      });
+    }
   }
 }
 
@@ -44,6 +56,41 @@ describe('fast checks agree with their schemas', () => {
       values.push(missing);
       for (const wrong of wrongValues) values.push({ ...valid, [key]: wrong });
     }
-    expectSameAsSchema(FsGetMetadataResult, values);
+    expectSameAsSchema(FsGetMetadataResult, values, { decidesAll: true });
+  });
+
+  it('FsGetMetadataParams: URIs, followSymlinks and sandbox as the executor receives them', () => {
+    const valid = { path: 'file:///tmp/a', sandbox: null };
+    const paths: readonly unknown[] = [
+      'file:///',
+      'file:///tmp/a%20b',
+      'file://localhost/tmp',
+      'FILE:///tmp',
+      'file:///C:/x',
+      'file:///tmp?q',
+      'file:///tmp#f',
+      'file://user@host/tmp',
+      'file://host:22/tmp',
+      'http://x/',
+      '/tmp',
+      '',
+      7,
+      null,
+    ];
+    const values: unknown[] = [valid, { path: 'file:///tmp' }, { ...valid, extra: true }, null, []];
+    for (const path of paths) values.push({ ...valid, path });
+    for (const followSymlinks of [true, false, undefined, null, 'yes', 1])
+      values.push({ ...valid, followSymlinks });
+    for (const sandbox of [undefined, null, {}, 'none', { type: 'readOnly' }])
+      values.push({ ...valid, sandbox });
+    expectSameAsSchema(FsGetMetadataParams, values, { decidesAll: false });
+    // The shapes clients send are decided by the check itself.
+    const check = fastCheckFor(FsGetMetadataParams)!;
+    expect(check(valid)).toEqual(valid);
+    expect(check({ path: 'file:///tmp', followSymlinks: true, sandbox: null })).toEqual({
+      path: 'file:///tmp',
+      followSymlinks: true,
+      sandbox: null,
+    });
   });
 });

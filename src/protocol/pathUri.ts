@@ -180,15 +180,18 @@ export function isFileUri(value: string): boolean {
  * A `file:` URI on the wire. Validation is syntactic (scheme and no user info, port, query
  * or fragment); host conventions are checked when the path is used.
  */
-export const PathUri = z.string().refine(
-  (value) => {
-    try {
-      splitFileUri(value);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'expected a file: URI (file:///absolute/path)' },
-);
+export const PathUri = z.string().refine(isPathUri, {
+  message: 'expected a file: URI (file:///absolute/path)',
+});
+
+/** What `PathUri` accepts: a syntactically valid `file:` URI. */
+export function isPathUri(value: string): boolean {
+  if (verbatimPath(value) !== undefined) return true;
+  try {
+    splitFileUri(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 export type PathUri = z.infer<typeof PathUri>;

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { RpcFailure } from './rpcFailure.js';
+import { fastCheckFor } from '../protocol/fastChecks.js';
 
 const u64 = z.number().int().nonnegative();
 const base64Text = z.string();
@@ -185,6 +186,9 @@ function serdeMessage(issue: z.core.$ZodIssue, params: unknown): string {
 
 /** Decodes params or throws `RpcFailure(-32602, <serde-style message>)`. */
 export function decodeParams<T>(schema: z.ZodType<T>, params: unknown): T {
+  // Hot methods have a hand-written check of the same contract (protocol/fastChecks.ts).
+  const checked = fastCheckFor(schema)?.(params);
+  if (checked !== undefined) return checked;
   const parsed = schema.safeParse(params === undefined ? null : params);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
