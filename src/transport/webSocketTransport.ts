@@ -135,7 +135,7 @@ export function fromWebSocket(
   options: WebSocketTransportOptions = {},
 ): Transport {
   const incoming = new Subject<string>();
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let decoder: TextDecoder | undefined; // for Binary frames, which executors rarely send
   let closedByUs = false;
   let finished = false;
   let lastError: Error | undefined;
@@ -161,6 +161,7 @@ export function fromWebSocket(
     }
     let text: string;
     try {
+      decoder ??= new TextDecoder('utf-8', { fatal: true });
       text = decoder.decode(bytes);
     } catch {
       finish(
