@@ -2,6 +2,42 @@ import { describe, expect, it } from '@jest/globals';
 import type { z } from 'zod';
 import { fastCheckFor } from '../../src/protocol/fastChecks.js';
 import { FsGetMetadataParams, FsGetMetadataResult } from '../../src/protocol/fs.js';
+import {
+  ProcessClosedNotification,
+  ProcessExitedNotification,
+  ProcessOutputNotification,
+  ProcessStartResult,
+} from '../../src/protocol/process.js';
+
+/** `valid`, without each key, with extra keys, and with each key set to each of `wrongs`. */
+function variantsOf(valid: Record<string, unknown>, wrongs: readonly unknown[]): unknown[] {
+  const values: unknown[] = [valid, { ...valid, extra: 1 }, null, [], 'x', 42, [valid]];
+  for (const key of Object.keys(valid)) {
+    const { [key]: _omitted, ...missing } = valid;
+    values.push(missing);
+    for (const wrong of wrongs) values.push({ ...valid, [key]: wrong });
+  }
+  return values;
+}
+
+const WRONGS: readonly unknown[] = [
+  undefined,
+  null,
+  '',
+  'true',
+  'none',
+  'stdout',
+  'aGk=',
+  'aGk',
+  true,
+  0,
+  1,
+  -1,
+  1.5,
+  2 ** 53,
+  [],
+  {},
+];
 
 /**
  * Whatever the check returns is what the schema outputs. A check may leave rare shapes to the
@@ -92,5 +128,49 @@ describe('fast checks agree with their schemas', () => {
       followSymlinks: true,
       sandbox: null,
     });
+  });
+
+  it('process/start result and process notifications', () => {
+    const decides = { decidesAll: true };
+    expectSameAsSchema(
+      ProcessStartResult,
+      [
+        ...variantsOf({ processId: 'p1', sandboxType: 'none' }, WRONGS),
+        ...['macosSeatbelt', 'linuxSeccomp', 'windowsRestrictedToken', 'other'].map(
+          (sandboxType) => ({ processId: 'p1', sandboxType }),
+        ),
+      ],
+      decides,
+    );
+    for (const stream of ['stdout', 'stderr', 'pty']) {
+      expectSameAsSchema(
+        ProcessOutputNotification,
+        variantsOf({ processId: 'p1', seq: 3, stream, chunk: 'aGk=' }, WRONGS),
+        decides,
+      );
+    }
+    expectSameAsSchema(
+      ProcessOutputNotification,
+      ['', 'aGk', 'aGk==', 'a+/=', 'YQ==', '====', 'aGk=\n'].map((chunk) => ({
+        processId: 'p',
+        seq: 1,
+        stream: 'stdout',
+        chunk,
+      })),
+      decides,
+    );
+    expectSameAsSchema(
+      ProcessExitedNotification,
+      [
+        ...variantsOf({ processId: 'p1', seq: 2, exitCode: 0, sandboxDenied: false }, WRONGS),
+        ...variantsOf({ processId: 'p1', seq: 2, exitCode: -9 }, WRONGS),
+      ],
+      decides,
+    );
+    expectSameAsSchema(
+      ProcessClosedNotification,
+      variantsOf({ processId: 'p1', seq: 4 }, WRONGS),
+      decides,
+    );
   });
 });

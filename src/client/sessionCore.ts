@@ -780,6 +780,8 @@ function decodeNotification<S extends z.ZodType>(
   notification: JsonRpcNotification,
   schema: S,
 ): z.output<S> {
+  const checked = fastCheckFor(schema)?.(notification.params);
+  if (checked !== undefined) return checked;
   const parsed = schema.safeParse(notification.params);
   if (!parsed.success) {
     throw new JsonError(

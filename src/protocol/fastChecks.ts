@@ -11,6 +11,13 @@
 import type { z } from 'zod';
 import { FsGetMetadataParams, FsGetMetadataResult } from './fs.js';
 import { isPathUri } from './pathUri.js';
+import {
+  ProcessClosedNotification,
+  ProcessExitedNotification,
+  ProcessOutputNotification,
+  ProcessStartResult,
+} from './process.js';
+import { isStandardBase64 } from './base64.js';
 
 type FastCheck = (value: unknown) => unknown;
 
@@ -66,4 +73,51 @@ register(FsGetMetadataParams, (value) => {
   if (followSymlinks === undefined) return { path, sandbox: null };
   if (typeof followSymlinks !== 'boolean') return undefined;
   return { path, followSymlinks, sandbox: null };
+});
+
+const SANDBOX_TYPES: ReadonlySet<unknown> = new Set(
+  ProcessStartResult.shape.sandboxType.unwrap().unwrap().options,
+);
+const OUTPUT_STREAMS: ReadonlySet<unknown> = new Set(
+  ProcessOutputNotification.shape.stream.options,
+);
+
+/** A `seq`: a safe integer from 1. */
+function isSeq(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 1;
+}
+
+register(ProcessStartResult, (value) => {
+  if (!isRecord(value) || typeof value.processId !== 'string') return undefined;
+  const { processId, sandboxType } = value;
+  if (sandboxType === undefined) return { processId };
+  if (sandboxType !== null && !SANDBOX_TYPES.has(sandboxType)) return undefined;
+  return { processId, sandboxType: sandboxType as ProcessStartResult['sandboxType'] };
+});
+
+register(ProcessOutputNotification, (value) => {
+  if (!isRecord(value)) return undefined;
+  const { processId, seq, stream, chunk } = value;
+  if (typeof processId !== 'string' || !isSeq(seq) || !OUTPUT_STREAMS.has(stream)) return undefined;
+  if (typeof chunk !== 'string' || !isStandardBase64(chunk)) return undefined;
+  return { processId, seq, stream: stream as ProcessOutputNotification['stream'], chunk };
+});
+
+register(ProcessExitedNotification, (value) => {
+  if (!isRecord(value)) return undefined;
+  const { processId, seq, exitCode, sandboxDenied } = value;
+  if (typeof processId !== 'string' || !isSeq(seq) || !Number.isSafeInteger(exitCode)) {
+    return undefined;
+  }
+  const exited = { processId, seq, exitCode: exitCode as number };
+  if (sandboxDenied === undefined) return exited;
+  if (sandboxDenied !== null && typeof sandboxDenied !== 'boolean') return undefined;
+  return { ...exited, sandboxDenied };
+});
+
+register(ProcessClosedNotification, (value) => {
+  if (!isRecord(value)) return undefined;
+  const { processId, seq } = value;
+  if (typeof processId !== 'string' || !isSeq(seq)) return undefined;
+  return { processId, seq };
 });
