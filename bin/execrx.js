@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+import { applyEngineFlags } from '../dist/cli/engineFlags.js';
 
-main(process.argv.slice(2)).then(
+const argv = process.argv.slice(2);
+// Engine flags only apply to code compiled after them: set them before the CLI loads.
+applyEngineFlags(argv);
+const { main } = await import('../dist/cli/main.js');
+
+main(argv).then(
   (code) => process.exit(code),
   (error) => {
     process.stderr.write(`execrx: ${error instanceof Error ? error.message : String(error)}\n`);

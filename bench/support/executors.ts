@@ -1,16 +1,21 @@
 /**
  * The executors the benchmarks compare, each in its own process on a loopback port.
  *
- * Our executor runs as compiled JavaScript, like the binary runs compiled code: `src/` is
- * built once per benchmark run with `tsc` into `node_modules/.cache/execrx-bench/`. Running
- * it from source through tsx instead costs it ~40 µs per request (tsx's esbuild keeps
- * function names, so every closure the executor creates per message goes through a
- * `__name` helper) — a handicap the binary does not have. `EXECRX_BENCH_FROM_SOURCE=1`
- * restores the tsx mode.
+ * Our executor is started exactly the way a user starts it: `execrx serve --listen
+ * ws://127.0.0.1:0` through the package's own `bin/execrx.js`, running compiled JavaScript
+ * (as the binary runs compiled code). So the figures include whatever the CLI entry does for
+ * the executor process (engine flags, lazy module loading). To compile the current `src/`
+ * without touching the shared `dist/`, each benchmark run lays out a private copy of the
+ * package under `node_modules/.cache/execrx-bench/<pid>/` — `bin/execrx.js` and
+ * `package.json` copied unchanged, `dist/` built there with `tsc -p tsconfig.build.json` —
+ * and spawns that copy's bin.
+ *
+ * `EXECRX_BENCH_FROM_SOURCE=1` runs the CLI from source through tsx instead (slower: tsx's
+ * esbuild keeps function names, so every closure goes through a `__name` helper).
  */
 import { spawn, execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync, rmSync } from 'node:fs';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import {
   startCodexExecServer,
@@ -22,47 +27,53 @@ export type { RunningExecServer };
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SERVE_TS = fileURLToPath(new URL('./serveTsExecutor.ts', import.meta.url));
-const BUILD_DIR = `${REPO}node_modules/.cache/execrx-bench`;
+const PACKAGE_DIR = `${REPO}node_modules/.cache/execrx-bench/${process.pid}`;
 const TSC = `${REPO}node_modules/typescript/bin/tsc`;
-
-const SERVE_BUILT = `import { startExecServer } from './server/index.js';
-const server = await startExecServer({ listen: 'ws://127.0.0.1:0' });
-process.stdout.write(\`\${server.url}\\n\`);
-const stop = () => void server.close().then(() => process.exit(0));
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-`;
+const SERVE_ARGS = ['serve', '--listen', 'ws://127.0.0.1:0'];
 
 let built: Promise<string> | undefined;
 
-/** Compiles `src/` (once per process) and returns the built executor's entry script. */
-function buildExecutor(): Promise<string> {
+/** Lays out the package copy (once per process) and returns the path of its `bin/execrx.js`. */
+function buildPackage(): Promise<string> {
   built ??= (async () => {
-    await mkdir(BUILD_DIR, { recursive: true });
+    await rm(PACKAGE_DIR, { recursive: true, force: true });
+    await mkdir(`${PACKAGE_DIR}/bin`, { recursive: true });
+    await copyFile(`${REPO}bin/execrx.js`, `${PACKAGE_DIR}/bin/execrx.js`);
+    await copyFile(`${REPO}package.json`, `${PACKAGE_DIR}/package.json`);
     await new Promise<void>((resolve) =>
       // Type errors elsewhere in the tree (other work in progress) do not stop the emit.
       execFile(
         process.execPath,
-        [TSC, '-p', `${REPO}tsconfig.build.json`, '--outDir', BUILD_DIR, '--declaration', 'false'],
+        [
+          TSC,
+          '-p',
+          `${REPO}tsconfig.build.json`,
+          '--outDir',
+          `${PACKAGE_DIR}/dist`,
+          '--declaration',
+          'false',
+          '--declarationMap',
+          'false',
+        ],
         { cwd: REPO },
         () => resolve(),
       ),
     );
-    if (!existsSync(`${BUILD_DIR}/server/index.js`))
-      throw new Error(`building the TypeScript executor into ${BUILD_DIR} failed`);
-    const entry = `${BUILD_DIR}/serveTsExecutor.mjs`;
-    await writeFile(entry, SERVE_BUILT);
-    return entry;
+    if (!existsSync(`${PACKAGE_DIR}/dist/cli/main.js`))
+      throw new Error(`building the execrx CLI into ${PACKAGE_DIR} failed`);
+    // The copy is only needed while this benchmark runs.
+    process.once('exit', () => rmSync(PACKAGE_DIR, { recursive: true, force: true }));
+    return `${PACKAGE_DIR}/bin/execrx.js`;
   })();
   return built;
 }
 
-/** Starts the TypeScript executor (compiled; from source with EXECRX_BENCH_FROM_SOURCE=1). */
+/** Starts `execrx serve` (compiled; from source with EXECRX_BENCH_FROM_SOURCE=1). */
 export async function startTsExecutorProcess(): Promise<RunningExecServer> {
   const args =
     process.env.EXECRX_BENCH_FROM_SOURCE === '1'
-      ? ['--import', 'tsx', SERVE_TS]
-      : [await buildExecutor()];
+      ? ['--import', 'tsx', SERVE_TS, ...SERVE_ARGS]
+      : [await buildPackage(), ...SERVE_ARGS];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -74,7 +85,7 @@ export async function startTsExecutorProcess(): Promise<RunningExecServer> {
       const newline = output.indexOf('\n');
       if (newline !== -1) resolve(output.slice(0, newline).trim());
     });
-    child.once('exit', (code) => reject(new Error(`TypeScript executor exited early (${code})`)));
+    child.once('exit', (code) => reject(new Error(`execrx serve exited early (${code})`)));
   });
   child.stdout.resume();
   return {

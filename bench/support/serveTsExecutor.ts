@@ -1,14 +1,11 @@
 /**
- * Runs the TypeScript executor as its own process for the benchmarks (so it does not share
- * the client's event loop, just like the binary): prints the bound URL, stops on SIGTERM.
- * `node --import tsx bench/support/serveTsExecutor.ts`
+ * `execrx` from source, for `EXECRX_BENCH_FROM_SOURCE=1`: what `bin/execrx.js` does, with
+ * `src/cli` in place of the compiled `dist/cli`.
+ * `node --import tsx bench/support/serveTsExecutor.ts serve --listen ws://127.0.0.1:0`
  */
-import { startExecServer } from '../../src/server/index.js';
+import { applyEngineFlags } from '../../src/cli/engineFlags.js';
 
-const server = await startExecServer({ listen: 'ws://127.0.0.1:0' });
-process.stdout.write(`${server.url}\n`);
-const stop = (): void => {
-  void server.close().then(() => process.exit(0));
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+const argv = process.argv.slice(2);
+applyEngineFlags(argv);
+const { main } = await import('../../src/cli/main.js');
+process.exit(await main(argv));

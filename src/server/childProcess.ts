@@ -31,6 +31,11 @@ export interface RunningChild {
   signalGroup(signal: NodeJS.Signals): void;
   /** Closes our end of the child's stdin pipe (the process is being forgotten). */
   release(): void;
+  /**
+   * Stops reading the child's output (its writes block once the pipe is full), or reads on.
+   * For backpressure: the connection the output goes to is backed up.
+   */
+  setOutputPaused(paused: boolean): void;
 }
 
 export interface SpawnRequest {
@@ -173,6 +178,12 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
           : null,
         signalGroup: signalGroupOf(pid),
         release: () => stdin?.destroy(),
+        setOutputPaused: (paused) => {
+          for (const readable of [stdout, stderr]) {
+            if (paused) readable.pause();
+            else readable.resume();
+          }
+        },
       });
     });
   });
@@ -220,6 +231,11 @@ function spawnTerminal(request: SpawnRequest, events: ChildEvents): Promise<Runn
     },
     signalGroup: signalGroupOf(terminal.pid),
     release: () => undefined,
+    setOutputPaused: (paused) => {
+      if (!alive) return;
+      if (paused) terminal.pause();
+      else terminal.resume();
+    },
   });
 }
 

@@ -16,11 +16,13 @@ import { environmentInfo } from './environmentInfo.js';
 import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
 import { parseInbound } from './inboundMessage.js';
-import { notificationText } from './notificationText.js';
+import { notificationText, ProcessOutputParams } from './notificationText.js';
 import { METHODS, type HandlerContext } from './methods.js';
 import { InitializeParams, decodeParams } from './params.js';
 import { errorMessage } from './osError.js';
 import { RpcFailure } from './rpcFailure.js';
+import { acceptsSplitText } from './splitText.js';
+import { reportsBackpressure } from './backpressure.js';
 import type { Session, SessionOwner, SessionRegistry } from './sessionRegistry.js';
 
 export interface ConnectionOptions {
@@ -38,6 +40,8 @@ export class ConnectionProcessor implements SessionOwner {
   private initializeDone = false;
   private initialized = false;
   private closed = false;
+  /** The session whose process output is paused until the transport drains. */
+  private outputPausedOn: Session | undefined;
   /** Tail of the inbound work still awaited (pre-handshake requests); undefined when idle. */
   private queue: Promise<void> | undefined;
   private readonly subscription: Subscription;
@@ -65,7 +69,32 @@ export class ConnectionProcessor implements SessionOwner {
   }
 
   sendNotification(method: string, params: unknown): void {
-    if (!this.closed) this.transport.send(notificationText(method, params));
+    if (this.closed) return;
+    if (!(params instanceof ProcessOutputParams)) {
+      this.transport.send(notificationText(method, params));
+      return;
+    }
+    if (acceptsSplitText(this.transport)) {
+      this.transport.sendSplit(params.splitNotificationText(method));
+    } else {
+      this.transport.send(params.notificationText(method));
+    }
+    this.applyBackpressure();
+  }
+
+  /** Stops reading process output while the transport is backed up; see backpressure.ts. */
+  private applyBackpressure(): void {
+    const { transport, session } = this;
+    if (this.outputPausedOn || !session || !reportsBackpressure(transport) || !transport.backedUp)
+      return;
+    this.outputPausedOn = session;
+    session.processes.setOutputPaused(true);
+    transport.onceDrained(() => this.resumeOutput());
+  }
+
+  private resumeOutput(): void {
+    this.outputPausedOn?.processes.setOutputPaused(false);
+    this.outputPausedOn = undefined;
   }
 
   private write(message: object): void {
@@ -220,6 +249,7 @@ export class ConnectionProcessor implements SessionOwner {
     this.subscription?.unsubscribe();
     this.transport.close();
     this.http.close();
+    this.resumeOutput();
     if (this.session) this.options.registry.detach(this.session, this);
     await this.fileHandles.closeAll();
     this.resolveDone();

@@ -63,6 +63,11 @@ export class ManagedProcess {
     this.child = child;
   }
 
+  /** Stops or restarts reading the child's output (backpressure from the connection). */
+  setOutputPaused(paused: boolean): void {
+    this.child?.setOutputPaused(paused);
+  }
+
   get exited(): boolean {
     return this.exitCodeValue !== null;
   }

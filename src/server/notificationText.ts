@@ -6,6 +6,7 @@
  * escaping, so `ProcessOutputParams` (which encodes the bytes itself, so its chunk is known
  * to be base64) has its text assembled directly: byte-identical to `JSON.stringify`.
  */
+import type { SplitText } from './splitText.js';
 
 /** The params of a `process/output` notification, from the raw output bytes. */
 export class ProcessOutputParams {
@@ -24,10 +25,19 @@ export class ProcessOutputParams {
 
   /** `JSON.stringify({ method, params: this })`, without scanning the chunk. */
   notificationText(method: string): string {
-    return (
-      `{"method":${JSON.stringify(method)},"params":{"processId":${JSON.stringify(this.processId)}` +
-      `,"seq":${JSON.stringify(this.seq)},"stream":${JSON.stringify(this.stream)},"chunk":"${this.chunk}"}}`
-    );
+    const { head, ascii, tail } = this.splitNotificationText(method);
+    return head + ascii + tail;
+  }
+
+  /** The same text in pieces, the chunk (base64, so ASCII) on its own. */
+  splitNotificationText(method: string): SplitText {
+    return {
+      head:
+        `{"method":${JSON.stringify(method)},"params":{"processId":${JSON.stringify(this.processId)}` +
+        `,"seq":${JSON.stringify(this.seq)},"stream":${JSON.stringify(this.stream)},"chunk":"`,
+      ascii: this.chunk,
+      tail: '"}}',
+    };
   }
 }
 

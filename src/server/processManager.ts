@@ -45,6 +45,8 @@ export class ProcessManager {
   private readonly retentionTimers = new Set<NodeJS.Timeout>();
   /** FIFOs for pipe-mode stdio, from the stock shared with the executor's other sessions. */
   private readonly fifos = acquireSharedFifoStock();
+  /** Output reading is paused while the attached connection is backed up. */
+  private outputPaused = false;
 
   constructor(private readonly notify: Notify) {}
 
@@ -83,6 +85,7 @@ export class ProcessManager {
       throw RpcFailure.internal(describeOsError(error));
     }
     managed.attach(child);
+    if (this.outputPaused) managed.setOutputPaused(true);
     if (reservation.cancelled || this.entries.get(processId) !== reservation) {
       managed.killGroup();
       managed.release();
@@ -90,6 +93,18 @@ export class ProcessManager {
     }
     this.entries.set(processId, { state: 'ready', process: managed });
     return { processId, sandboxType: 'none' };
+  }
+
+  /**
+   * Stops (or restarts) reading every process's output, so a connection that cannot keep up
+   * makes the children wait, as pipes do, instead of the executor buffering without bound.
+   */
+  setOutputPaused(paused: boolean): void {
+    if (paused === this.outputPaused) return;
+    this.outputPaused = paused;
+    for (const entry of this.entries.values()) {
+      if (entry.state === 'ready') entry.process.setOutputPaused(paused);
+    }
   }
 
   private forward(processId: string, event: ProcessEvent): void {

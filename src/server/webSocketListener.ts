@@ -7,8 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { fromWebSocket } from '../transport/webSocketTransport.js';
 import type { Transport } from '../transport/transport.js';
+import { acceptedWebSocket } from './acceptedWebSocket.js';
 
 export const WEBSOCKET_KEEPALIVE_INTERVAL_MS = 30_000;
 /** axum/tungstenite default message size limit. */
@@ -71,7 +71,7 @@ export async function listenWebSocket(
     if (path !== '/') return refuseUpgrade(socket, 404, 'Not Found');
     wss.handleUpgrade(request, socket, head, (ws) => {
       const peer = `${formatHost(request.socket.remoteAddress ?? 'unknown')}:${request.socket.remotePort ?? 0}`;
-      const transport = fromWebSocket(ws, {
+      const transport = acceptedWebSocket(ws, socket, {
         keepaliveIntervalMs: options.keepaliveIntervalMs ?? WEBSOCKET_KEEPALIVE_INTERVAL_MS,
       });
       options.onConnection(transport, `exec-server websocket ${peer}`);
