@@ -12,6 +12,7 @@ import {
 import type { NoiseCryptoProvider, RandomSource } from './cryptoProvider.js';
 import { NoiseHandshakeError } from './errors.js';
 import type { HandshakePattern, HandshakeToken } from './handshakePattern.js';
+import { staticSharedSecret } from './staticSharedSecrets.js';
 import { HandshakeDecryptFailure, SymmetricState } from './symmetricState.js';
 
 export type HandshakeRole = 'initiator' | 'responder';
@@ -319,8 +320,11 @@ export class HandshakeState {
     const local = localKind === 'e' ? this.#requireLocalEphemeral() : this.#requireLocalStatic();
     const remote =
       remoteKind === 'e' ? this.#requireRemoteEphemeral() : this.#requireRemoteStatic();
+    const { crypto } = this.#options;
     this.#symmetric.mixKey(
-      this.#options.crypto.x25519SharedSecret(local.dhPrivateKey, remote.dhPublicKey),
+      token === 'ss'
+        ? staticSharedSecret(crypto, local.dhPrivateKey, remote.dhPublicKey)
+        : crypto.x25519SharedSecret(local.dhPrivateKey, remote.dhPublicKey),
     );
   }
 
