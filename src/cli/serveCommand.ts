@@ -149,7 +149,7 @@ async function withListenUsageErrors(serve: () => Promise<number>): Promise<numb
 }
 
 async function servePlain(listen: string, streams: Parameters<Command['run']>[1]): Promise<number> {
-  const { startExecServer } = await import('../server/index.js');
+  const { startExecServer } = await import('../server/execServer.js');
   const server = await startExecServer({ listen, input: streams.stdin, output: streams.stdout });
   if (server.url !== 'stdio') streams.stdout.write(`${server.url}\n`);
   const stop = (): void => void server.close();
