@@ -148,6 +148,16 @@ describe('nodeMlKem768 (FIPS 203 over node:crypto hashes)', () => {
       expect(() => nodeMlKem768Decapsulate(cipherText, corrupted)).toThrow(/hash check/);
       expect(() => ml_kem768.decapsulate(cipherText, corrupted)).toThrow(/hash check/);
     }
+    // An embedded public key with a coefficient ≥ q, its hash fixed up: FIPS 203 only asks for
+    // the hash check here, but such a key cannot come from key generation, so we refuse it
+    // (noble decapsulates with it anyway).
+    const unreduced = secretKey.slice();
+    unreduced[1152] = 0xff;
+    unreduced[1153] = (unreduced[1153] ?? 0) | 0x0f;
+    unreduced.set(createHash('sha3-256').update(unreduced.subarray(1152, 2336)).digest(), 2336);
+    expect(() => nodeMlKem768Decapsulate(cipherText, unreduced)).toThrow(
+      "invalid ML-KEM-768 secret key's embedded public key: a coefficient is not below q = 3329 (FIPS 203 modulus check)",
+    );
     expect(() => nodeMlKem768Decapsulate(cipherText.subarray(0, 1087), secretKey)).toThrow(
       'ML-KEM-768 ciphertext must be 1088 bytes, got 1087',
     );

@@ -34,11 +34,14 @@ import {
  * times faster because Keccak runs natively.
  *
  * Expanded keys are cached, as the provider contract allows:
- *  - public keys (t̂ decoded, the matrix Â sampled, H(ek)) in a small LRU keyed by H(ek), so
- *    static keys that recur on every handshake skip the nine SHAKE128 expansions;
+ *  - public keys (t̂ decoded, the matrix Â sampled, H(ek)) in a small LRU keyed by the key's
+ *    bytes, so static keys that recur on every handshake skip the nine SHAKE128 expansions;
  *  - secret keys (ŝ, the embedded public key's expansion, H(ek), z) per secret-key array
  *    instance; key generation seeds that entry, so an ephemeral key's decapsulation reuses
  *    the Â its generation sampled. No secret-derived value is ever a map key.
+ *
+ * Secret intermediates (seeds, PRF output, the message, K and r) are zeroed after use, as far
+ * as JavaScript allows; the scratch polynomials are cleared at the end of each operation.
  */
 
 const K = 3;
@@ -75,6 +78,13 @@ const scratchPoly = new Int32Array(N);
 const scratchMessage = new Uint8Array(32);
 const scratchCipherText = new Uint8Array(MLKEM768_CIPHERTEXT_LENGTH);
 
+function clearScratch(): void {
+  scratchVector.fill(0);
+  scratchNoise.fill(0);
+  scratchPoly.fill(0);
+  scratchMessage.fill(0);
+}
+
 /** H: SHA3-256. */
 function sha3_256(bytes: Uint8Array): Uint8Array {
   return hash('sha3-256', bytes, 'buffer');
@@ -99,11 +109,9 @@ function samplePrfCbd2(
   offset: number,
 ): void {
   seedAndNonce[32] = nonce;
-  samplePolyCbd2(
-    createHash('shake256', { outputLength: 128 }).update(seedAndNonce).digest(),
-    f,
-    offset,
-  );
+  const bytes = createHash('shake256', { outputLength: 128 }).update(seedAndNonce).digest();
+  samplePolyCbd2(bytes, f, offset);
+  bytes.fill(0);
 }
 
 // 3 SHAKE128 blocks hold 336 candidates; 256 of them are below q with probability ≈ 99%.
@@ -147,10 +155,10 @@ function remember(expanded: ExpandedPublicKey, cacheKey: string): void {
  * coefficient of t̂ below q: the "modulus check"). Cached by the key's bytes (as a latin1
  * string: cheaper to build and look up than hashing the key).
  */
-function expandPublicKey(publicKey: Uint8Array): ExpandedPublicKey {
+function expandPublicKey(publicKey: Uint8Array, what = 'ML-KEM-768 public key'): ExpandedPublicKey {
   if (publicKey.length !== MLKEM768_PUBLIC_KEY_LENGTH) {
     throw new RangeError(
-      `ML-KEM-768 public key must be ${MLKEM768_PUBLIC_KEY_LENGTH} bytes, got ${publicKey.length}`,
+      `${what} must be ${MLKEM768_PUBLIC_KEY_LENGTH} bytes, got ${publicKey.length}`,
     );
   }
   const cacheKey = Buffer.from(
@@ -168,7 +176,7 @@ function expandPublicKey(publicKey: Uint8Array): ExpandedPublicKey {
   const tHat = new Int32Array(K * N);
   if (decode12(publicKey, 0, K * N, tHat, 0) !== 0) {
     throw new RangeError(
-      'invalid ML-KEM-768 public key: a coefficient is not below q = 3329 (FIPS 203 modulus check)',
+      `invalid ${what}: a coefficient is not below q = 3329 (FIPS 203 modulus check)`,
     );
   }
   const expanded: ExpandedPublicKey = {
@@ -210,6 +218,7 @@ function encrypt(key: ExpandedPublicKey, m: Uint8Array, r: Uint8Array, out: Uint
   addPolynomial(noise, 0, e, 0);
   addMessage(m, noise, 0);
   compressEncode4(noise, 0, out, C1_BYTES);
+  seed.fill(0);
 }
 
 /** K-PKE.Decrypt (FIPS 203 Algorithm 15) into `out` (32 bytes). */
@@ -241,11 +250,13 @@ export function nodeMlKem768KeyPair(seed: Uint8Array): {
   const rho = new Uint8Array(rhoSigma.subarray(0, 32));
   const sigma = new Uint8Array(33);
   sigma.set(rhoSigma.subarray(32, 64));
+  rhoSigma.fill(0);
   const aHat = sampleMatrix(rho);
   const sHat = new Int32Array(K * N);
   for (let i = 0; i < K; i++) samplePrfCbd2(sigma, i, sHat, N * i);
   const tHat = new Int32Array(K * N);
   for (let i = 0; i < K; i++) samplePrfCbd2(sigma, K + i, tHat, N * i); // e, NTT'd below
+  sigma.fill(0);
   for (let i = 0; i < K; i++) {
     ntt(sHat, N * i);
     ntt(tHat, N * i);
@@ -284,6 +295,7 @@ export function nodeMlKem768KeyPair(seed: Uint8Array): {
     publicKey: { tHat, aHat, publicKeyHash },
     z,
   });
+  clearScratch();
   return { publicKey, secretKey };
 }
 
@@ -302,7 +314,10 @@ export function nodeMlKem768Encapsulate(
   const kr = sha3_512(randomness, key.publicKeyHash);
   const cipherText = new Uint8Array(MLKEM768_CIPHERTEXT_LENGTH);
   encrypt(key, randomness, kr.subarray(32, 64), cipherText);
-  return { cipherText, sharedSecret: new Uint8Array(kr.subarray(0, 32)) };
+  const sharedSecret = new Uint8Array(kr.subarray(0, 32));
+  kr.fill(0);
+  clearScratch();
+  return { cipherText, sharedSecret };
 }
 
 function expandSecretKey(secretKey: Uint8Array): ExpandedSecretKey {
@@ -322,7 +337,7 @@ function expandSecretKey(secretKey: Uint8Array): ExpandedSecretKey {
   decode12(secretKey, 0, K * N, sHat, 0);
   expanded = {
     sHat,
-    publicKey: expandPublicKey(embedded),
+    publicKey: expandPublicKey(embedded, "ML-KEM-768 secret key's embedded public key"),
     z: secretKey.slice(DK_Z_OFFSET, DK_Z_OFFSET + 32),
   };
   expandedBySecretKey.set(secretKey, expanded);
@@ -365,6 +380,9 @@ export function nodeMlKem768Decapsulate(cipherText: Uint8Array, secretKey: Uint8
   for (let i = 0; i < 32; i++) {
     sharedSecret[i] = (kr[i]! & keep) | (rejection[i]! & ~keep);
   }
-  m.fill(0);
+  kr.fill(0);
+  rejection.fill(0);
+  reencrypted.fill(0);
+  clearScratch();
   return sharedSecret;
 }
