@@ -35,7 +35,9 @@ import {
  *
  * Expanded keys are cached, as the provider contract allows:
  *  - public keys (t̂ decoded, the matrix Â sampled, H(ek)) in a small LRU keyed by the key's
- *    bytes, so static keys that recur on every handshake skip the nine SHAKE128 expansions;
+ *    bytes, so static keys that recur on every handshake skip the nine SHAKE128 expansions. A
+ *    key is kept from its second encapsulation on: an ephemeral key, encapsulated to once,
+ *    is expanded into scratch space and neither allocates nor pushes static keys out;
  *  - secret keys (ŝ, the embedded public key's expansion, H(ek), z) per secret-key array
  *    instance; key generation seeds that entry, so an ephemeral key's decapsulation reuses
  *    the Â its generation sampled. No secret-derived value is ever a map key.
@@ -49,6 +51,7 @@ const POLY_BYTES = 384; // ByteEncode_12 of one polynomial
 const VECTOR_BYTES = K * POLY_BYTES; // 1152
 const C1_BYTES = (K * N * 10) / 8; // 960
 const ENCAPSULATION_CACHE_SIZE = 32;
+const SEEN_ONCE_SIZE = 64;
 
 // dk = dk_pke (1152) ‖ ek (1184) ‖ H(ek) (32) ‖ z (32)
 const DK_EK_OFFSET = VECTOR_BYTES;
@@ -69,6 +72,8 @@ interface ExpandedSecretKey {
 }
 
 const expandedByPublicKey = new Map<string, ExpandedPublicKey>();
+/** Public keys encapsulated to once (and not kept yet), oldest first. */
+const seenOnce = new Set<string>();
 const expandedBySecretKey = new WeakMap<Uint8Array, ExpandedSecretKey>();
 
 // Scratch space, reused by every call (all of this is synchronous, so calls never interleave).
@@ -77,6 +82,8 @@ const scratchNoise = new Int32Array(K * N);
 const scratchPoly = new Int32Array(N);
 const scratchMessage = new Uint8Array(32);
 const scratchCipherText = new Uint8Array(MLKEM768_CIPHERTEXT_LENGTH);
+const scratchTHat = new Int32Array(K * N);
+const scratchAHat = new Int32Array(K * K * N);
 
 function clearScratch(): void {
   scratchVector.fill(0);
@@ -118,8 +125,7 @@ function samplePrfCbd2(
 const SAMPLE_NTT_FIRST_SQUEEZE = 3 * 168;
 
 /** Â[i][j] = SampleNTT(ρ ‖ j ‖ i) for all i, j (FIPS 203 Algorithm 13, lines 3–7). */
-function sampleMatrix(rho: Uint8Array): Int32Array {
-  const aHat = new Int32Array(K * K * N);
+function sampleMatrix(rho: Uint8Array, aHat: Int32Array): Int32Array {
   const input = new Uint8Array(34);
   input.set(rho.subarray(0, 32));
   for (let i = 0; i < K; i++) {
@@ -142,12 +148,11 @@ function sampleMatrix(rho: Uint8Array): Int32Array {
   return aHat;
 }
 
-function remember(expanded: ExpandedPublicKey, cacheKey: string): void {
-  if (expandedByPublicKey.size >= ENCAPSULATION_CACHE_SIZE) {
-    const oldest = expandedByPublicKey.keys().next();
-    if (oldest.done !== true) expandedByPublicKey.delete(oldest.value);
-  }
-  expandedByPublicKey.set(cacheKey, expanded);
+/** Drops the oldest entry of a Map or Set kept in insertion (recency) order when it is full. */
+function makeRoom(lru: Set<string> | Map<string, unknown>, limit: number): void {
+  if (lru.size < limit) return;
+  const oldest = lru.keys().next();
+  if (oldest.done !== true) lru.delete(oldest.value);
 }
 
 /**
@@ -155,7 +160,11 @@ function remember(expanded: ExpandedPublicKey, cacheKey: string): void {
  * coefficient of t̂ below q: the "modulus check"). Cached by the key's bytes (as a latin1
  * string: cheaper to build and look up than hashing the key).
  */
-function expandPublicKey(publicKey: Uint8Array, what = 'ML-KEM-768 public key'): ExpandedPublicKey {
+function expandPublicKey(
+  publicKey: Uint8Array,
+  keep: 'always' | 'when-seen-before',
+  what = 'ML-KEM-768 public key',
+): ExpandedPublicKey {
   if (publicKey.length !== MLKEM768_PUBLIC_KEY_LENGTH) {
     throw new RangeError(
       `${what} must be ${MLKEM768_PUBLIC_KEY_LENGTH} bytes, got ${publicKey.length}`,
@@ -173,18 +182,26 @@ function expandPublicKey(publicKey: Uint8Array, what = 'ML-KEM-768 public key'):
     expandedByPublicKey.set(cacheKey, cached);
     return cached;
   }
-  const tHat = new Int32Array(K * N);
+  const kept = keep === 'always' || seenOnce.delete(cacheKey);
+  const tHat = kept ? new Int32Array(K * N) : scratchTHat;
   if (decode12(publicKey, 0, K * N, tHat, 0) !== 0) {
     throw new RangeError(
       `invalid ${what}: a coefficient is not below q = 3329 (FIPS 203 modulus check)`,
     );
   }
+  const rho = publicKey.subarray(VECTOR_BYTES);
   const expanded: ExpandedPublicKey = {
     tHat,
-    aHat: sampleMatrix(publicKey.subarray(VECTOR_BYTES)),
+    aHat: sampleMatrix(rho, kept ? new Int32Array(K * K * N) : scratchAHat),
     publicKeyHash: sha3_256(publicKey),
   };
-  remember(expanded, cacheKey);
+  if (kept) {
+    makeRoom(expandedByPublicKey, ENCAPSULATION_CACHE_SIZE);
+    expandedByPublicKey.set(cacheKey, expanded);
+  } else {
+    makeRoom(seenOnce, SEEN_ONCE_SIZE);
+    seenOnce.add(cacheKey);
+  }
   return expanded;
 }
 
@@ -251,7 +268,7 @@ export function nodeMlKem768KeyPair(seed: Uint8Array): {
   const sigma = new Uint8Array(33);
   sigma.set(rhoSigma.subarray(32, 64));
   rhoSigma.fill(0);
-  const aHat = sampleMatrix(rho);
+  const aHat = sampleMatrix(rho, new Int32Array(K * K * N));
   const sHat = new Int32Array(K * N);
   for (let i = 0; i < K; i++) samplePrfCbd2(sigma, i, sHat, N * i);
   const tHat = new Int32Array(K * N);
@@ -309,7 +326,7 @@ export function nodeMlKem768Encapsulate(
       `ML-KEM-768 encapsulation randomness must be ${MLKEM768_ENCAPSULATION_RANDOMNESS_LENGTH} bytes, got ${randomness.length}`,
     );
   }
-  const key = expandPublicKey(publicKey);
+  const key = expandPublicKey(publicKey, 'when-seen-before');
   // (K, r) = G(m ‖ H(ek))
   const kr = sha3_512(randomness, key.publicKeyHash);
   const cipherText = new Uint8Array(MLKEM768_CIPHERTEXT_LENGTH);
@@ -337,7 +354,7 @@ function expandSecretKey(secretKey: Uint8Array): ExpandedSecretKey {
   decode12(secretKey, 0, K * N, sHat, 0);
   expanded = {
     sHat,
-    publicKey: expandPublicKey(embedded, "ML-KEM-768 secret key's embedded public key"),
+    publicKey: expandPublicKey(embedded, 'always', "ML-KEM-768 secret key's embedded public key"),
     z: secretKey.slice(DK_Z_OFFSET, DK_Z_OFFSET + 32),
   };
   expandedBySecretKey.set(secretKey, expanded);
