@@ -57,6 +57,21 @@ describe('crypto providers', () => {
     );
   });
 
+  it('agree on SHA-256 of no parts, empty parts and inputs around the one-shot size limit', () => {
+    const cases: Uint8Array[][] = [
+      [],
+      [new Uint8Array(0)],
+      [node.randomBytes(32), node.randomBytes(4064)], // exactly 4096 bytes
+      [node.randomBytes(32), node.randomBytes(4065)], // one more: the streaming path
+      [node.randomBytes(70_000)],
+    ];
+    for (const parts of cases) {
+      expect(hex(node.sha256(...parts))).toBe(hex(noble.sha256(...parts)));
+    }
+    // The scratch buffer behind the one-shot path leaks nothing into the next hash.
+    expect(hex(node.sha256(new Uint8Array(3)))).toBe(hex(noble.sha256(new Uint8Array(3))));
+  });
+
   it('agree on AES-256-GCM for empty and full-size records under one reused key', () => {
     const key = node.randomBytes(32);
     const lengths = [0, 1, 4096, 65535 - 16];

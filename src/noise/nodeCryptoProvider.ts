@@ -7,6 +7,7 @@ import {
   createPublicKey,
   createSecretKey,
   diffieHellman,
+  hash,
   randomFillSync,
   type KeyObject,
 } from 'node:crypto';
@@ -42,6 +43,11 @@ function aesKeyObject(key: Uint8Array): KeyObject {
 }
 
 const AES_GCM_TAG_LENGTH = 16;
+
+// Handshake hashes cover at most a 1184-byte key plus a tag and the 32-byte hash; larger
+// inputs stream through createHash.
+const HASH_INPUT_SCRATCH_SIZE = 4096;
+const hashInputScratch = new Uint8Array(HASH_INPUT_SCRATCH_SIZE);
 
 // A CSPRNG call costs ~5 µs however few bytes it returns, and a handshake draws 7 small
 // values: serve them from a pool refilled 4 KiB at a time. Bytes handed out are zeroed in the
@@ -162,9 +168,23 @@ export const nodeCryptoProvider: NoiseCryptoProvider = {
   },
 
   sha256(...parts) {
-    const hash = createHash('sha256');
-    for (const part of parts) hash.update(part);
-    return asPlainBytes(hash.digest());
+    let length = 0;
+    for (const part of parts) length += part.length;
+    if (length > HASH_INPUT_SCRATCH_SIZE) {
+      const streaming = createHash('sha256');
+      for (const part of parts) streaming.update(part);
+      return asPlainBytes(streaming.digest());
+    }
+    // One-shot `hash()` over a concatenation: no Hash object per call (mixHash runs ~40 times
+    // per handshake).
+    let offset = 0;
+    for (const part of parts) {
+      hashInputScratch.set(part, offset);
+      offset += part.length;
+    }
+    const digest = hash('sha256', hashInputScratch.subarray(0, length), 'buffer');
+    hashInputScratch.fill(0, 0, length);
+    return asPlainBytes(digest);
   },
 
   hmacSha256(key, ...parts) {
