@@ -8,7 +8,6 @@
  */
 import {
   BehaviorSubject,
-  asyncScheduler,
   EMPTY,
   Observable,
   Subject,
@@ -59,6 +58,7 @@ import {
   ProcessTerminateResult,
 } from '../protocol/process.js';
 import { RpcConnection } from '../rpc/rpcConnection.js';
+import { deadlineScheduler } from '../transport/deadlineScheduler.js';
 import { formatDuration } from '../transport/formatDuration.js';
 import type { Transport } from '../transport/transport.js';
 import { HttpBodyStreams, checkDeltaSize } from './httpBodyStreams.js';
@@ -160,7 +160,7 @@ export class SessionCore {
    */
   handshake(rpc: RpcConnection, resumeSessionId: string | null): Observable<HandshakeResult> {
     const budget = this.options.initializeTimeoutMs;
-    const scheduler = this.options.scheduler ?? asyncScheduler;
+    const scheduler = this.options.scheduler ?? deadlineScheduler;
     const request = rpc.request('initialize', {
       clientName: this.options.clientName,
       resumeSessionId,

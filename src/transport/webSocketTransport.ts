@@ -3,6 +3,7 @@
  * message, Text frames out, Text or Binary (UTF-8) frames in, pings answered by `ws` itself.
  */
 import { asyncScheduler, interval, Observable, Subject, type SchedulerLike } from 'rxjs';
+import { TextDecoder } from 'node:util';
 import WebSocket from 'ws';
 import {
   ConnectError,
@@ -11,6 +12,7 @@ import {
   ProtocolError,
   TimeoutError,
 } from '../protocol/errors.js';
+import { deadlineScheduler } from './deadlineScheduler.js';
 import { errorMessage } from './errorMessage.js';
 import { formatDuration } from './formatDuration.js';
 import type { Transport } from './transport.js';
@@ -46,7 +48,7 @@ export function connectWebSocket(
   options: WebSocketConnectOptions = {},
 ): Observable<Transport> {
   const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const scheduler = options.scheduler ?? asyncScheduler;
+  const scheduler = options.scheduler ?? deadlineScheduler;
   return new Observable<Transport>((subscriber) => {
     let socket: WebSocket;
     try {
