@@ -74,25 +74,47 @@ for (let i = 0; i < 128; i++) {
 /**
  * In-place NTT of the polynomial at `offset` (FIPS 203 Algorithm 9). Input |f| < q; output
  * Barrett-reduced, |f| ≤ (q−1)/2.
+ *
+ * Layers run two at a time (lengths 128 and 64, 32 and 16, 8 and 4; then 2 alone): each
+ * group of four coefficients is loaded once for two butterflies, which halves the typed-array
+ * traffic. The twiddle of block b in the layer of length `len` is ZETAS[128/len + b], FIPS
+ * 203's running index k. Each layer grows |f| by less than q, so the inputs of the last
+ * layer's products stay below 7q and the products below 7q^2 < q·2^15.
  */
 export function ntt(f: Int32Array, offset: number): void {
-  let k = 1;
-  for (let length = 128; length >= 4; length >>= 1) {
-    for (let start = offset; start < offset + N; start += 2 * length) {
-      const zeta = ZETAS[k++]!;
-      const end = start + length;
-      for (let j = start; j < end; j++) {
-        // Each layer grows |f| by less than q, so products stay below 8q·q < q·2^15.
-        const t = montgomeryReduce(imul(zeta, f[j + length]!));
-        const a = f[j]!;
-        f[j + length] = a - t;
-        f[j] = a + t;
+  for (let length = 128; length >= 4; length >>= 2) {
+    const half = length >> 1;
+    const blocks = 128 / length;
+    for (let block = 0; block < blocks; block++) {
+      const zeta = ZETAS[blocks + block]!;
+      const zetaLow = ZETAS[2 * blocks + 2 * block]!;
+      const zetaHigh = ZETAS[2 * blocks + 2 * block + 1]!;
+      const start = offset + 2 * length * block;
+      for (let j = start; j < start + half; j++) {
+        const a0 = f[j]!;
+        const a1 = f[j + half]!;
+        const a2 = f[j + length]!;
+        const a3 = f[j + length + half]!;
+        // Layer `length`: (a0, a2) and (a1, a3).
+        const t2 = montgomeryReduce(imul(zeta, a2));
+        const t3 = montgomeryReduce(imul(zeta, a3));
+        const b0 = a0 + t2;
+        const b1 = a1 + t3;
+        const b2 = a0 - t2;
+        const b3 = a1 - t3;
+        // Layer `half`: (b0, b1) in the low block, (b2, b3) in the high one.
+        const u1 = montgomeryReduce(imul(zetaLow, b1));
+        const u3 = montgomeryReduce(imul(zetaHigh, b3));
+        f[j] = b0 + u1;
+        f[j + half] = b0 - u1;
+        f[j + length] = b2 + u3;
+        f[j + length + half] = b2 - u3;
       }
     }
   }
-  // Last layer (length 2), unrolled, with the final Barrett reduction folded in.
-  for (let start = offset; start < offset + N; start += 4) {
-    const zeta = ZETAS[k++]!;
+  // Last layer (length 2, k = 64..127) with the final Barrett reduction folded in.
+  for (let start = offset, k = 64; start < offset + N; start += 4, k++) {
+    const zeta = ZETAS[k]!;
     const t0 = montgomeryReduce(imul(zeta, f[start + 2]!));
     const t1 = montgomeryReduce(imul(zeta, f[start + 3]!));
     const a0 = f[start]!;
@@ -105,37 +127,74 @@ export function ntt(f: Int32Array, offset: number): void {
 }
 
 /**
+ * Two layers of the inverse NTT (lengths `length` and 2·`length`) over the polynomial at
+ * `offset`, optionally Barrett-reducing the sums of either layer. The twiddle of block c in the
+ * layer of length `len` is ZETAS[2·(128/len) − 1 − c], FIPS 203's index k counting down.
+ */
+function inverseTwoLayers(
+  f: Int32Array,
+  offset: number,
+  length: number,
+  reduceFirstSums: boolean,
+  reduceSecondSums: boolean,
+): void {
+  const outerBlocks = 64 / length;
+  const innerBlocks = 2 * outerBlocks;
+  for (let block = 0; block < outerBlocks; block++) {
+    const zetaLow = ZETAS[2 * innerBlocks - 1 - 2 * block]!;
+    const zetaHigh = ZETAS[2 * innerBlocks - 2 - 2 * block]!;
+    const zeta = ZETAS[2 * outerBlocks - 1 - block]!;
+    const start = offset + 4 * length * block;
+    for (let j = start; j < start + length; j++) {
+      const a0 = f[j]!;
+      const a1 = f[j + length]!;
+      const a2 = f[j + 2 * length]!;
+      const a3 = f[j + 3 * length]!;
+      // Layer `length`: (a0, a1) in the low block, (a2, a3) in the high one.
+      let s0 = a0 + a1;
+      let s2 = a2 + a3;
+      if (reduceFirstSums) {
+        s0 = barrettReduce(s0);
+        s2 = barrettReduce(s2);
+      }
+      const d1 = montgomeryReduce(imul(zetaLow, a1 - a0));
+      const d3 = montgomeryReduce(imul(zetaHigh, a3 - a2));
+      // Layer 2·`length`: (s0, s2) and (d1, d3).
+      let u0 = s0 + s2;
+      let u1 = d1 + d3;
+      if (reduceSecondSums) {
+        u0 = barrettReduce(u0);
+        u1 = barrettReduce(u1);
+      }
+      f[j] = u0;
+      f[j + length] = u1;
+      f[j + 2 * length] = montgomeryReduce(imul(zeta, s2 - s0));
+      f[j + 3 * length] = montgomeryReduce(imul(zeta, d3 - d1));
+    }
+  }
+}
+
+/**
  * In-place inverse NTT (FIPS 203 Algorithm 10) of a polynomial that carries an extra factor
  * R^-1 (the output of {@link innerProductNtt3}); the result is the exact NTT^-1 mod q, in
  * (−q, q). Input |f| < q.
+ *
+ * Sums grow by a factor two per layer and are Barrett-reduced only in the layers of length 8
+ * and 64: every layer's input then stays below 4q, so each difference stays below 8q and each
+ * Montgomery product below 8q^2 < q·2^15.
  */
 export function inverseNttFromMontgomery(f: Int32Array, offset: number): void {
-  let k = 127;
-  // Sums double each layer and are Barrett-reduced only in layers 3 and 6: every layer's
-  // input then stays below 4q, so |b − a| < 8q keeps each Montgomery product below q·2^15.
-  for (let length = 2, layer = 1; length <= 128; length <<= 1, layer++) {
-    const reduceSums = layer === 3 || layer === 6;
-    for (let start = offset; start < offset + N; start += 2 * length) {
-      const zeta = ZETAS[k--]!;
-      const end = start + length;
-      if (reduceSums) {
-        for (let j = start; j < end; j++) {
-          const a = f[j]!;
-          const b = f[j + length]!;
-          f[j] = barrettReduce(a + b);
-          f[j + length] = montgomeryReduce(imul(zeta, b - a));
-        }
-      } else {
-        for (let j = start; j < end; j++) {
-          const a = f[j]!;
-          const b = f[j + length]!;
-          f[j] = a + b;
-          f[j + length] = montgomeryReduce(imul(zeta, b - a));
-        }
-      }
-    }
+  inverseTwoLayers(f, offset, 2, false, false);
+  inverseTwoLayers(f, offset, 8, true, false);
+  inverseTwoLayers(f, offset, 32, false, true);
+  const zeta = ZETAS[1]!; // length 128, the last layer
+  for (let j = offset; j < offset + 128; j++) {
+    const a = f[j]!;
+    const b = f[j + 128]!;
+    f[j] = a + b;
+    f[j + 128] = montgomeryReduce(imul(zeta, b - a));
   }
-  // Inputs below 2q here: the product stays below 2q·q.
+  // Inputs below 4q here: the products stay below 4q·q.
   for (let j = offset; j < offset + N; j++) {
     f[j] = montgomeryReduce(imul(f[j]!, INVERSE_NTT_SCALE));
   }
