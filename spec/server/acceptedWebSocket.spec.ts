@@ -91,14 +91,30 @@ describe('acceptedWebSocket (outbound frames)', () => {
     expect(received).toEqual(texts);
   });
 
-  it('writes the messages of one turn with one socket write, in order', async () => {
+  it('writes the output of one turn, and what follows it, with one socket write, in order', async () => {
     const { transport, raw, received } = await pair();
     const write = jest.spyOn(raw, 'write');
-    for (let index = 0; index < 8; index += 1) transport.send(`{"n":${index}}`);
+    for (let index = 0; index < 8; index += 1) {
+      transport.sendSplit({ head: '{"n":', ascii: String(index), tail: '}' });
+    }
+    transport.send('{"after":true}');
+    expect(write).not.toHaveBeenCalled();
     await Promise.resolve();
     expect(write).toHaveBeenCalledTimes(1);
-    await until(() => received.length === 8, 'eight messages');
-    expect(received).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((n) => `{"n":${n}}`));
+    await until(() => received.length === 9, 'nine messages');
+    expect(received).toEqual([
+      ...[0, 1, 2, 3, 4, 5, 6, 7].map((n) => `{"n":${n}}`),
+      '{"after":true}',
+    ]);
+  });
+
+  it('writes a lone message at once', async () => {
+    const { transport, raw, received } = await pair();
+    const write = jest.spyOn(raw, 'write');
+    transport.send('{"id":1,"result":{}}');
+    expect(write).toHaveBeenCalledTimes(1);
+    await until(() => received.length === 1, 'the reply');
+    expect(received).toEqual(['{"id":1,"result":{}}']);
   });
 
   it('sends a split text as the joined text', async () => {

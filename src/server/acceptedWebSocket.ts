@@ -3,10 +3,12 @@
  * `fromWebSocket` (Text or UTF-8 Binary messages; a clean close completes, anything else
  * errors); outbound it writes the frames itself, straight onto the upgraded TCP socket:
  *
- * - the messages sent in one turn of the event loop (a 64 KiB pipe read gives eight 8 KiB
- *   `process/output` notifications) become unmasked Text frames back to back in one buffer,
- *   written with one socket write at the end of the turn — where `ws` writes each string
- *   payload and its header as two chunks through a corked stream;
+ * - process output sent in one turn of the event loop (a 64 KiB pipe read gives eight 8 KiB
+ *   `process/output` notifications) becomes unmasked Text frames back to back in one buffer,
+ *   written with one socket write at the end of the turn, and any message sent behind it
+ *   joins that write; other messages are written at once, header and payload in one buffer
+ *   — where `ws` writes each string payload and its header as two chunks through a corked
+ *   stream;
  * - `process/output` texts arrive in pieces (`SplitText`), so their base64 chunk is copied
  *   into the buffer once, without being joined into a new string or scanned as UTF-8.
  *
@@ -156,15 +158,15 @@ class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
     }
   }
 
+  /** A reply or a lone notification: written at once unless output is waiting before it. */
   send(message: string): void {
-    this.enqueue(message);
+    if (this.finished || this.socket.readyState !== WebSocket.OPEN) return;
+    this.pending.push(pendingMessage(message));
+    if (this.pending.length === 1) this.flush();
   }
 
+  /** Process output: comes in bursts (one per pipe read), so it waits for the end of the turn. */
   sendSplit(text: SplitText): void {
-    this.enqueue(text);
-  }
-
-  private enqueue(text: string | SplitText): void {
     if (this.finished || this.socket.readyState !== WebSocket.OPEN) return;
     if (this.pending.push(pendingMessage(text)) === 1) queueMicrotask(this.flush);
   }
