@@ -57,6 +57,24 @@ describe('crypto providers', () => {
     );
   });
 
+  it('node randomBytes serves every length, across pool refills, without repeating bytes', () => {
+    const seen = new Set<string>();
+    // 200 draws of 1..256 bytes span several 4 KiB refills; then a few unpooled sizes.
+    const lengths = [...Array.from({ length: 200 }, (_, i) => 1 + ((i * 37) % 256)), 0, 257, 5000];
+    for (const length of lengths) {
+      const bytes = node.randomBytes(length);
+      expect(bytes).toBeInstanceOf(Uint8Array);
+      expect(bytes).toHaveLength(length);
+      if (length >= 16) {
+        // 16 random bytes repeat, or come out all zero, with negligible probability.
+        expect(bytes.some((byte) => byte !== 0)).toBe(true);
+        const key = hex(bytes.subarray(0, 16));
+        expect(seen.has(key)).toBe(false);
+        seen.add(key);
+      }
+    }
+  });
+
   it('agree on SHA-256 of no parts, empty parts and inputs around the one-shot size limit', () => {
     const cases: Uint8Array[][] = [
       [],
