@@ -151,6 +151,36 @@ describe('acceptedWebSocket (outbound frames)', () => {
   });
 });
 
+describe('acceptedWebSocket (inbound)', () => {
+  it('delivers texts (Text and UTF-8 Binary) in order, then completes on a clean close', async () => {
+    const { transport, client } = await pair();
+    const texts: string[] = [];
+    let completed = false;
+    transport.incoming$.subscribe({
+      next: (text) => texts.push(text),
+      complete: () => (completed = true),
+    });
+    client.send('{"a":1}');
+    client.send(Buffer.from('{"ü":2}'), { binary: true });
+    await until(() => texts.length === 2, 'two texts');
+    client.close(1000);
+    await until(() => completed, 'completion');
+    expect(texts).toEqual(['{"a":1}', '{"ü":2}']);
+    let late = false;
+    transport.incoming$.subscribe({ complete: () => (late = true) });
+    expect(late).toBe(true);
+  });
+
+  it('errors on a Binary message that is not UTF-8', async () => {
+    const { transport, client } = await pair();
+    const failure = new Promise<Error>((resolve) =>
+      transport.incoming$.subscribe({ error: (error: Error) => resolve(error) }),
+    );
+    client.send(Buffer.from([0xff, 0xfe]), { binary: true });
+    expect((await failure).message).toMatch(/not valid UTF-8/);
+  });
+});
+
 describe('process output backpressure (executor end to end)', () => {
   const servers: ExecServer[] = [];
   afterEach(async () => {

@@ -18,7 +18,7 @@
  * they never land inside one of ours. Pending frames are flushed before any close.
  */
 import type { Duplex } from 'node:stream';
-import { Subject, type Subscription, interval } from 'rxjs';
+import { Observable, type Subscriber, type Subscription, interval } from 'rxjs';
 import WebSocket from 'ws';
 import { DisconnectedError, DisconnectReason, ProtocolError } from '../protocol/errors.js';
 import type { Transport } from '../transport/transport.js';
@@ -125,8 +125,22 @@ export function acceptedWebSocket(
 }
 
 class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
-  private readonly incoming = new Subject<string>();
-  readonly incoming$ = this.incoming.asObservable();
+  /**
+   * Hot, like a Subject, but delivering straight to the subscribers: a cold `Subject.next`
+   * (its error context, observer snapshot) cost ~12 µs per inbound message, a direct
+   * `Subscriber.next` under 1 µs. Subscribing after the end replays the end.
+   */
+  private readonly subscribers = new Set<Subscriber<string>>();
+  private ending: { error?: Error } | undefined;
+  readonly incoming$ = new Observable<string>((subscriber) => {
+    if (this.ending) {
+      if (this.ending.error) subscriber.error(this.ending.error);
+      else subscriber.complete();
+      return undefined;
+    }
+    this.subscribers.add(subscriber);
+    return () => this.subscribers.delete(subscriber);
+  });
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private readonly keepalive: Subscription | undefined;
   /** Output buffers whose writes have completed, for reuse. */
@@ -215,7 +229,7 @@ class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
         ? Buffer.concat(data)
         : Buffer.from(data);
     if (!isBinary) {
-      this.incoming.next(bytes.toString('utf8')); // ws validated text frames as UTF-8
+      this.deliver(bytes.toString('utf8')); // ws validated text frames as UTF-8
       return;
     }
     let text: string;
@@ -229,7 +243,11 @@ class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
       this.socket.close(1007, 'invalid UTF-8');
       return;
     }
-    this.incoming.next(text);
+    this.deliver(text);
+  }
+
+  private deliver(text: string): void {
+    for (const subscriber of this.subscribers) subscriber.next(text);
   }
 
   private onClose(code: number, reason: Buffer): void {
@@ -248,7 +266,12 @@ class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
     if (this.finished) return;
     this.finished = true;
     this.keepalive?.unsubscribe();
-    if (error) this.incoming.error(error);
-    else this.incoming.complete();
+    this.ending = { error };
+    const subscribers = [...this.subscribers];
+    this.subscribers.clear();
+    for (const subscriber of subscribers) {
+      if (error) subscriber.error(error);
+      else subscriber.complete();
+    }
   }
 }

@@ -21,6 +21,7 @@ import { METHODS, type HandlerContext } from './methods.js';
 import { InitializeParams, decodeParams } from './params.js';
 import { errorMessage } from './osError.js';
 import { RpcFailure } from './rpcFailure.js';
+import { PreformattedJson } from './preformattedJson.js';
 import { acceptsSplitText } from './splitText.js';
 import { reportsBackpressure } from './backpressure.js';
 import type { Session, SessionOwner, SessionRegistry } from './sessionRegistry.js';
@@ -99,6 +100,16 @@ export class ConnectionProcessor implements SessionOwner {
 
   private write(message: object): void {
     if (!this.closed) this.transport.send(JSON.stringify(message));
+  }
+
+  private writeResult(id: RequestId, result: unknown): void {
+    if (this.closed) return;
+    if (result instanceof PreformattedJson) {
+      // `JSON.stringify({ id, result })`, with the result's text made by hand.
+      this.transport.send(`{"id":${JSON.stringify(id)},"result":${result.jsonText()}}`);
+    } else {
+      this.transport.send(JSON.stringify({ id, result }));
+    }
   }
 
   private replyError(id: RequestId, failure: RpcFailure): void {
@@ -184,11 +195,11 @@ export class ConnectionProcessor implements SessionOwner {
       return;
     }
     if (!isThenable(result)) {
-      this.write({ id, result });
+      this.writeResult(id, result);
       return;
     }
     return Promise.resolve(result).then(
-      (value) => this.write({ id, result: value }),
+      (value) => this.writeResult(id, value),
       (error: unknown) => this.replyFailure(id, error),
     );
   }

@@ -10,6 +10,7 @@ import { join, relative, isAbsolute, dirname, basename } from 'node:path';
 import { decodeBase64Strict } from './base64Strict.js';
 import { fsPath, uriFromPath } from './hostPath.js';
 import { fsFailure } from './osError.js';
+import { jsonNumber, PreformattedJson } from './preformattedJson.js';
 import { sandboxRequiresConfinement } from './sandboxPolicy.js';
 import { RpcFailure } from './rpcFailure.js';
 
@@ -110,18 +111,45 @@ export async function createDirectory(params: {
 const millis = (value: number): number =>
   Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 
+/** The `fs/getMetadata` result, with its JSON text built by hand (it answers a hot request). */
+export class FileMetadata extends PreformattedJson {
+  constructor(
+    readonly isDirectory: boolean,
+    readonly isFile: boolean,
+    readonly isSymlink: boolean,
+    readonly size: number,
+    readonly createdAtMs: number,
+    readonly modifiedAtMs: number,
+  ) {
+    super();
+  }
+
+  jsonText(): string {
+    return (
+      `{"isDirectory":${this.isDirectory},"isFile":${this.isFile},"isSymlink":${this.isSymlink}` +
+      `,"size":${jsonNumber(this.size)},"createdAtMs":${jsonNumber(this.createdAtMs)}` +
+      `,"modifiedAtMs":${jsonNumber(this.modifiedAtMs)}}`
+    );
+  }
+
+  toJSON(): {
+    isDirectory: boolean;
+    isFile: boolean;
+    isSymlink: boolean;
+    size: number;
+    createdAtMs: number;
+    modifiedAtMs: number;
+  } {
+    const { isDirectory, isFile, isSymlink, size, createdAtMs, modifiedAtMs } = this;
+    return { isDirectory, isFile, isSymlink, size, createdAtMs, modifiedAtMs };
+  }
+}
+
 export function getMetadata(params: {
   path: string;
   followSymlinks?: boolean | null;
   sandbox?: unknown;
-}): {
-  isDirectory: boolean;
-  isFile: boolean;
-  isSymlink: boolean;
-  size: number;
-  createdAtMs: number;
-  modifiedAtMs: number;
-} {
+}): FileMetadata {
   const path = fsPath(params.path);
   rejectSandboxed(params.sandbox);
   // Synchronous on purpose (and answered in the same turn): a metadata lookup takes
@@ -131,15 +159,15 @@ export function getMetadata(params: {
     const link = lstatSync(path);
     const isSymlink = link.isSymbolicLink();
     const target = isSymlink && params.followSymlinks !== false ? statSync(path) : link;
-    return {
-      isDirectory: target.isDirectory(),
-      isFile: target.isFile(),
+    return new FileMetadata(
+      target.isDirectory(),
+      target.isFile(),
       isSymlink,
-      size: target.size,
+      target.size,
       // Observed on 0.169.0: a followed symlink reports createdAtMs 0.
-      createdAtMs: target === link ? millis(link.birthtimeMs) : 0,
-      modifiedAtMs: millis(target.mtimeMs),
-    };
+      target === link ? millis(link.birthtimeMs) : 0,
+      millis(target.mtimeMs),
+    );
   } catch (error) {
     throw fsFailure(error);
   }
