@@ -7,7 +7,6 @@ import {
   createPublicKey,
   createSecretKey,
   diffieHellman,
-  hash,
   randomFillSync,
   type KeyObject,
 } from 'node:crypto';
@@ -18,6 +17,7 @@ import {
   nodeMlKem768Encapsulate,
   nodeMlKem768KeyPair,
 } from './nodeMlKem768.js';
+import { oneShotDigest } from './oneShotDigest.js';
 
 // Node 20 cannot import raw X25519 keys as such. PKCS#8/SPKI DER import goes through OpenSSL 3's
 // slow decoder framework (~1 ms per key); JWK import builds the key straight from the raw bytes.
@@ -175,14 +175,14 @@ export const nodeCryptoProvider: NoiseCryptoProvider = {
       for (const part of parts) streaming.update(part);
       return asPlainBytes(streaming.digest());
     }
-    // One-shot `hash()` over a concatenation: no Hash object per call (mixHash runs ~40 times
-    // per handshake).
+    // One-shot digest of a concatenation: no Hash object per call (mixHash runs ~40 times per
+    // handshake).
     let offset = 0;
     for (const part of parts) {
       hashInputScratch.set(part, offset);
       offset += part.length;
     }
-    const digest = hash('sha256', hashInputScratch.subarray(0, length), 'buffer');
+    const digest = oneShotDigest('sha256', hashInputScratch.subarray(0, length));
     hashInputScratch.fill(0, 0, length);
     return asPlainBytes(digest);
   },

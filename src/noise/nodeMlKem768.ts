@@ -1,4 +1,4 @@
-import { createHash, hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   MLKEM768_CIPHERTEXT_LENGTH,
   MLKEM768_ENCAPSULATION_RANDOMNESS_LENGTH,
@@ -26,6 +26,7 @@ import {
   sampleNttFrom,
   subtractFromPolynomial,
 } from './mlkemRing.js';
+import { oneShotDigest } from './oneShotDigest.js';
 
 /**
  * ML-KEM-768 (FIPS 203) with its hash functions from `node:crypto` (OpenSSL's SHA3-256,
@@ -94,7 +95,7 @@ function clearScratch(): void {
 
 /** H: SHA3-256. */
 function sha3_256(bytes: Uint8Array): Uint8Array {
-  return hash('sha3-256', bytes, 'buffer');
+  return oneShotDigest('sha3-256', bytes);
 }
 
 const gInput = new Uint8Array(64);
@@ -103,7 +104,7 @@ const gInput = new Uint8Array(64);
 function sha3_512(a: Uint8Array, b: Uint8Array): Uint8Array {
   gInput.set(a, 0);
   gInput.set(b, 32);
-  const digest = hash('sha3-512', gInput.subarray(0, 32 + b.length), 'buffer');
+  const digest = oneShotDigest('sha3-512', gInput.subarray(0, 32 + b.length));
   gInput.fill(0);
   return digest;
 }
