@@ -17,20 +17,20 @@ import {
 const mod = (x: number): number => ((x % Q) + Q) % Q;
 
 /** Deterministic coefficients in [lo, hi] from SHAKE256(label). */
-function testPolynomials(label: string, count: number, lo: number, hi: number): Int32Array {
+function testPolynomials(label: string, count: number, lo: number, hi: number): Int16Array {
   const bytes = createHash('shake256', { outputLength: 4 * count })
     .update(label)
     .digest();
-  const out = new Int32Array(count);
+  const out = new Int16Array(count);
   for (let i = 0; i < count; i++) out[i] = lo + (bytes.readUInt32LE(4 * i) % (hi - lo + 1));
   return out;
 }
 
 /** Schoolbook product in Z_q[X]/(X^256 + 1). */
 function negacyclicProduct(
-  a: Int32Array,
+  a: Int16Array,
   aOffset: number,
-  b: Int32Array,
+  b: Int16Array,
   bOffset: number,
 ): number[] {
   const out = new Array<number>(N).fill(0);
@@ -49,10 +49,10 @@ describe('ML-KEM ring arithmetic', () => {
   it('NTT, base-case products and inverse NTT compute Σ a_j·b_j in Z_q[X]/(X^256+1)', () => {
     // Inputs at the edges of what the functions accept: canonical matrix entries, small signed
     // noise (CBD) and full-range signed values.
-    const cases: [Int32Array, Int32Array][] = [
+    const cases: [Int16Array, Int16Array][] = [
       [testPolynomials('a', 3 * N, 0, Q - 1), testPolynomials('b', 3 * N, -2, 2)],
       [testPolynomials('c', 3 * N, 0, Q - 1), testPolynomials('d', 3 * N, -(Q - 1), Q - 1)],
-      [new Int32Array(3 * N).fill(Q - 1), new Int32Array(3 * N).fill(-(Q - 1))],
+      [new Int16Array(3 * N).fill(Q - 1), new Int16Array(3 * N).fill(-(Q - 1))],
     ];
     for (const [a, b] of cases) {
       const expected = new Array<number>(N).fill(0);
@@ -68,7 +68,7 @@ describe('ML-KEM ring arithmetic', () => {
       }
       for (const value of [...aHat, ...bHat])
         expect(Math.abs(value)).toBeLessThanOrEqual((Q - 1) / 2);
-      const out = new Int32Array(N);
+      const out = new Int16Array(N);
       innerProductNtt3(out, 0, aHat, 0, N, 2 * N, bHat, 0, N, 2 * N);
       inverseNttFromMontgomery(out, 0);
       for (const value of out) expect(Math.abs(value)).toBeLessThan(Q);
@@ -89,7 +89,7 @@ describe('ML-KEM ring arithmetic', () => {
   });
 
   it('samples CBD_2 with bits taken little-endian, four per coefficient', () => {
-    const f = new Int32Array(N);
+    const f = new Int16Array(N);
     const bytes = new Uint8Array(128);
     bytes[0] = 0b0111_0011; // low nibble: 1+1−0−0 = 2; high: 1+1−1−0 = 1
     bytes[1] = 0b1100_0100; // low: 0+0−1−0 = −1; high: 0+0−1−1 = −2
@@ -101,7 +101,7 @@ describe('ML-KEM ring arithmetic', () => {
     const f = testPolynomials('encode', N, 0, Q - 1);
     const bytes = new Uint8Array(384);
     encode12(f, 0, N, bytes, 0);
-    const back = new Int32Array(N);
+    const back = new Int16Array(N);
     expect(decode12(bytes, 0, N, back, 0)).toBe(0);
     expect(back).toEqual(f);
     bytes[383] = 0xff; // last coefficient becomes ≥ 0xff0 > q

@@ -4,10 +4,12 @@
  * (Algorithms 11–12), the centered binomial sampler (Algorithm 8), rejection sampling
  * (Algorithm 7's loop) and the compress / byte-encode helpers (§4.2.1).
  *
- * Representation: a polynomial is 256 signed coefficients inside an `Int32Array` at an offset,
+ * Representation: a polynomial is 256 signed coefficients inside an `Int16Array` at an offset,
  * so a vector of k polynomials is one array (polynomial i at offset 256·i). Coefficients are
  * any representative of their class mod q within the bounds each function states; the byte
- * encoders and compressors reduce to [0, q) themselves.
+ * encoders and compressors reduce to [0, q) themselves. No stored value ever reaches 8q =
+ * 26632 < 2^15 (wider intermediates live in local variables), so 16 bits per coefficient
+ * suffice, as in the CRYSTALS-Kyber reference code: half the memory of Int32 key expansions.
  *
  * Reduction uses Montgomery multiplication (R = 2^16) and Barrett reduction with `Math.imul`,
  * which V8 compiles to plain 32-bit multiplies (the `%` operator compiles to a division,
@@ -63,9 +65,9 @@ function bitReverse7(value: number): number {
 }
 
 /** ζ^BitRev7(i)·R mod q, ζ = 17 the primitive 256th root of unity of FIPS 203 §4.3. */
-const ZETAS = new Int32Array(128);
+const ZETAS = new Int16Array(128);
 /** γ_i·R mod q, γ_i = ζ^(2·BitRev7(i)+1): the moduli X^2 − γ_i of the base-case products. */
-const GAMMAS = new Int32Array(128);
+const GAMMAS = new Int16Array(128);
 for (let i = 0; i < 128; i++) {
   ZETAS[i] = (powMod(17, bitReverse7(i)) * 65536) % Q;
   GAMMAS[i] = (powMod(17, 2 * bitReverse7(i) + 1) * 65536) % Q;
@@ -81,7 +83,7 @@ for (let i = 0; i < 128; i++) {
  * 203's running index k. Each layer grows |f| by less than q, so the inputs of the last
  * layer's products stay below 7q and the products below 7q^2 < q·2^15.
  */
-export function ntt(f: Int32Array, offset: number): void {
+export function ntt(f: Int16Array, offset: number): void {
   for (let length = 128; length >= 4; length >>= 2) {
     const half = length >> 1;
     const blocks = 128 / length;
@@ -132,7 +134,7 @@ export function ntt(f: Int32Array, offset: number): void {
  * layer of length `len` is ZETAS[2·(128/len) − 1 − c], FIPS 203's index k counting down.
  */
 function inverseTwoLayers(
-  f: Int32Array,
+  f: Int16Array,
   offset: number,
   length: number,
   reduceFirstSums: boolean,
@@ -183,7 +185,7 @@ function inverseTwoLayers(
  * and 64: every layer's input then stays below 4q, so each difference stays below 8q and each
  * Montgomery product below 8q^2 < q·2^15.
  */
-export function inverseNttFromMontgomery(f: Int32Array, offset: number): void {
+export function inverseNttFromMontgomery(f: Int16Array, offset: number): void {
   inverseTwoLayers(f, offset, 2, false, false);
   inverseTwoLayers(f, offset, 8, true, false);
   inverseTwoLayers(f, offset, 32, false, true);
@@ -207,13 +209,13 @@ export function inverseNttFromMontgomery(f: Int32Array, offset: number): void {
  * Inputs |a|, |b| < q; output in (−q, q).
  */
 export function innerProductNtt3(
-  out: Int32Array,
+  out: Int16Array,
   outOffset: number,
-  a: Int32Array,
+  a: Int16Array,
   a0: number,
   a1: number,
   a2: number,
-  b: Int32Array,
+  b: Int16Array,
   b0: number,
   b1: number,
   b2: number,
@@ -249,15 +251,15 @@ export function innerProductNtt3(
 }
 
 /** Multiplies the polynomial at `offset` by R (undoing {@link innerProductNtt3}'s R^-1). |f| < q. */
-export function fromMontgomery(f: Int32Array, offset: number): void {
+export function fromMontgomery(f: Int16Array, offset: number): void {
   for (let j = offset; j < offset + N; j++) f[j] = montgomeryReduce(imul(f[j]!, R_SQUARED));
 }
 
 /** `f[fOffset..] += g[gOffset..]`, unreduced. */
 export function addPolynomial(
-  f: Int32Array,
+  f: Int16Array,
   fOffset: number,
-  g: Int32Array,
+  g: Int16Array,
   gOffset: number,
 ): void {
   for (let j = 0; j < N; j++) f[fOffset + j] = f[fOffset + j]! + g[gOffset + j]!;
@@ -265,16 +267,16 @@ export function addPolynomial(
 
 /** `f[fOffset..] = g[gOffset..] − f[fOffset..]`, unreduced. */
 export function subtractFromPolynomial(
-  f: Int32Array,
+  f: Int16Array,
   fOffset: number,
-  g: Int32Array,
+  g: Int16Array,
   gOffset: number,
 ): void {
   for (let j = 0; j < N; j++) f[fOffset + j] = g[gOffset + j]! - f[fOffset + j]!;
 }
 
 /** Reduces `count` coefficients from `offset` on into [0, q). |f| < 2^16. */
-export function canonicalize(f: Int32Array, offset: number, count: number): void {
+export function canonicalize(f: Int16Array, offset: number, count: number): void {
   for (let j = offset; j < offset + count; j++) f[j] = canonical(f[j]!);
 }
 
@@ -284,7 +286,7 @@ export function canonicalize(f: Int32Array, offset: number, count: number): void
  * added, two subtracted), so each byte yields two coefficients. Branch- and table-free: the
  * bytes are secret.
  */
-export function samplePolyCbd2(bytes: Uint8Array, f: Int32Array, offset: number): void {
+export function samplePolyCbd2(bytes: Uint8Array, f: Int16Array, offset: number): void {
   for (let i = 0; i < 128; i++) {
     const byte = bytes[i]!;
     // Each 2-bit field of `pairs` holds the popcount of the same two bits of `byte`.
@@ -303,7 +305,7 @@ export function samplePolyCbd2(bytes: Uint8Array, f: Int32Array, offset: number)
 export function sampleNttFrom(
   bytes: Uint8Array,
   from: number,
-  f: Int32Array,
+  f: Int16Array,
   offset: number,
   filled: number,
 ): number {
@@ -322,7 +324,7 @@ export function sampleNttFrom(
 
 /** ByteEncode_12 of `count` coefficients in [0, q) from `f[offset..]` into `out[outOffset..]`. */
 export function encode12(
-  f: Int32Array,
+  f: Int16Array,
   offset: number,
   count: number,
   out: Uint8Array,
@@ -346,7 +348,7 @@ export function decode12(
   bytes: Uint8Array,
   byteOffset: number,
   count: number,
-  f: Int32Array,
+  f: Int16Array,
   offset: number,
 ): number {
   let outOfRange = 0;
@@ -387,7 +389,7 @@ export function compress1(x: number): number {
 
 /** ByteEncode_10(Compress_10(u)) of `count` coefficients (|u| < 2^16): ciphertext part c1. */
 export function compressEncode10(
-  u: Int32Array,
+  u: Int16Array,
   count: number,
   out: Uint8Array,
   outOffset: number,
@@ -410,7 +412,7 @@ export function decodeDecompress10(
   bytes: Uint8Array,
   byteOffset: number,
   count: number,
-  u: Int32Array,
+  u: Int16Array,
 ): void {
   for (let i = 0, o = byteOffset; i < count; i += 4, o += 5) {
     const b1 = bytes[o + 1]!;
@@ -430,7 +432,7 @@ export function decodeDecompress10(
 
 /** ByteEncode_4(Compress_4(v)) of one polynomial (|v| < 2^16): ciphertext part c2. */
 export function compressEncode4(
-  v: Int32Array,
+  v: Int16Array,
   offset: number,
   out: Uint8Array,
   outOffset: number,
@@ -446,7 +448,7 @@ export function compressEncode4(
 export function decodeDecompress4(
   bytes: Uint8Array,
   byteOffset: number,
-  v: Int32Array,
+  v: Int16Array,
   offset: number,
 ): void {
   for (let i = 0; i < 128; i++) {
@@ -457,7 +459,7 @@ export function decodeDecompress4(
 }
 
 /** `f[offset..] += Decompress_1(ByteDecode_1(m))`: each message bit adds 0 or ⌈q/2⌋ = 1665. */
-export function addMessage(m: Uint8Array, f: Int32Array, offset: number): void {
+export function addMessage(m: Uint8Array, f: Int16Array, offset: number): void {
   for (let i = 0; i < N; i++) {
     const bit = (m[i >> 3]! >> (i & 7)) & 1;
     f[offset + i] = f[offset + i]! + (-bit & 1665);
@@ -465,7 +467,7 @@ export function addMessage(m: Uint8Array, f: Int32Array, offset: number): void {
 }
 
 /** ByteEncode_1(Compress_1(w)) of one polynomial (|w| < 2^16) into 32 bytes. */
-export function compressEncode1(w: Int32Array, offset: number, out: Uint8Array): void {
+export function compressEncode1(w: Int16Array, offset: number, out: Uint8Array): void {
   for (let byte = 0; byte < 32; byte++) {
     let bits = 0;
     for (let bit = 0; bit < 8; bit++) {

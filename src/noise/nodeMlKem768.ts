@@ -61,13 +61,13 @@ const DK_Z_OFFSET = DK_HASH_OFFSET + 32;
 
 /** A public key prepared for encryption: t̂ and Â (row-major, Â[i][j] at 256·(3i + j)). */
 interface ExpandedPublicKey {
-  readonly tHat: Int32Array;
-  readonly aHat: Int32Array;
+  readonly tHat: Int16Array;
+  readonly aHat: Int16Array;
   readonly publicKeyHash: Uint8Array;
 }
 
 interface ExpandedSecretKey {
-  readonly sHat: Int32Array;
+  readonly sHat: Int16Array;
   readonly publicKey: ExpandedPublicKey;
   readonly z: Uint8Array;
 }
@@ -78,13 +78,13 @@ const seenOnce = new Set<string>();
 const expandedBySecretKey = new WeakMap<Uint8Array, ExpandedSecretKey>();
 
 // Scratch space, reused by every call (all of this is synchronous, so calls never interleave).
-const scratchVector = new Int32Array(K * N);
-const scratchNoise = new Int32Array(K * N);
-const scratchPoly = new Int32Array(N);
+const scratchVector = new Int16Array(K * N);
+const scratchNoise = new Int16Array(K * N);
+const scratchPoly = new Int16Array(N);
 const scratchMessage = new Uint8Array(32);
 const scratchCipherText = new Uint8Array(MLKEM768_CIPHERTEXT_LENGTH);
-const scratchTHat = new Int32Array(K * N);
-const scratchAHat = new Int32Array(K * K * N);
+const scratchTHat = new Int16Array(K * N);
+const scratchAHat = new Int16Array(K * K * N);
 
 function clearScratch(): void {
   scratchVector.fill(0);
@@ -113,7 +113,7 @@ function sha3_512(a: Uint8Array, b: Uint8Array): Uint8Array {
 function samplePrfCbd2(
   seedAndNonce: Uint8Array,
   nonce: number,
-  f: Int32Array,
+  f: Int16Array,
   offset: number,
 ): void {
   seedAndNonce[32] = nonce;
@@ -126,7 +126,7 @@ function samplePrfCbd2(
 const SAMPLE_NTT_FIRST_SQUEEZE = 3 * 168;
 
 /** Â[i][j] = SampleNTT(ρ ‖ j ‖ i) for all i, j (FIPS 203 Algorithm 13, lines 3–7). */
-function sampleMatrix(rho: Uint8Array, aHat: Int32Array): Int32Array {
+function sampleMatrix(rho: Uint8Array, aHat: Int16Array): Int16Array {
   const input = new Uint8Array(34);
   input.set(rho.subarray(0, 32));
   for (let i = 0; i < K; i++) {
@@ -184,7 +184,7 @@ function expandPublicKey(
     return cached;
   }
   const kept = keep === 'always' || seenOnce.delete(cacheKey);
-  const tHat = kept ? new Int32Array(K * N) : scratchTHat;
+  const tHat = kept ? new Int16Array(K * N) : scratchTHat;
   if (decode12(publicKey, 0, K * N, tHat, 0) !== 0) {
     throw new RangeError(
       `invalid ${what}: a coefficient is not below q = 3329 (FIPS 203 modulus check)`,
@@ -193,7 +193,7 @@ function expandPublicKey(
   const rho = publicKey.subarray(VECTOR_BYTES);
   const expanded: ExpandedPublicKey = {
     tHat,
-    aHat: sampleMatrix(rho, kept ? new Int32Array(K * K * N) : scratchAHat),
+    aHat: sampleMatrix(rho, kept ? new Int16Array(K * K * N) : scratchAHat),
     publicKeyHash: sha3_256(publicKey),
   };
   if (kept) {
@@ -240,7 +240,7 @@ function encrypt(key: ExpandedPublicKey, m: Uint8Array, r: Uint8Array, out: Uint
 }
 
 /** K-PKE.Decrypt (FIPS 203 Algorithm 15) into `out` (32 bytes). */
-function decrypt(sHat: Int32Array, cipherText: Uint8Array, out: Uint8Array): void {
+function decrypt(sHat: Int16Array, cipherText: Uint8Array, out: Uint8Array): void {
   const u = scratchVector;
   decodeDecompress10(cipherText, 0, K * N, u);
   for (let i = 0; i < K; i++) ntt(u, N * i);
@@ -269,10 +269,10 @@ export function nodeMlKem768KeyPair(seed: Uint8Array): {
   const sigma = new Uint8Array(33);
   sigma.set(rhoSigma.subarray(32, 64));
   rhoSigma.fill(0);
-  const aHat = sampleMatrix(rho, new Int32Array(K * K * N));
-  const sHat = new Int32Array(K * N);
+  const aHat = sampleMatrix(rho, new Int16Array(K * K * N));
+  const sHat = new Int16Array(K * N);
   for (let i = 0; i < K; i++) samplePrfCbd2(sigma, i, sHat, N * i);
-  const tHat = new Int32Array(K * N);
+  const tHat = new Int16Array(K * N);
   for (let i = 0; i < K; i++) samplePrfCbd2(sigma, K + i, tHat, N * i); // e, NTT'd below
   sigma.fill(0);
   for (let i = 0; i < K; i++) {
@@ -351,7 +351,7 @@ function expandSecretKey(secretKey: Uint8Array): ExpandedSecretKey {
       'invalid ML-KEM-768 secret key: the embedded public key does not match its hash (FIPS 203 hash check)',
     );
   }
-  const sHat = new Int32Array(K * N);
+  const sHat = new Int16Array(K * N);
   decode12(secretKey, 0, K * N, sHat, 0);
   expanded = {
     sHat,
