@@ -188,6 +188,50 @@ describe('RpcConnection close', () => {
     expect(rpc.isClosed).toBe(true);
   });
 
+  it('calls the onNotification and onClose hooks in order, each with the connection', () => {
+    const log: string[] = [];
+    let seen: RpcConnection | undefined;
+    const { rpc, server } = setup({
+      onNotification: (notification, connection) => {
+        seen = connection;
+        log.push(`hook ${notification.method}`);
+      },
+      onClose: (reason, connection) => {
+        expect(connection).toBe(seen);
+        log.push(`hook closed: ${reason.message}`);
+      },
+    });
+    rpc.notifications$.subscribe({
+      next: (n) => log.push(`stream ${n.method}`),
+      complete: () => log.push('stream complete'),
+    });
+    rpc.closed$.subscribe((reason) => log.push(`closed$: ${reason.message}`));
+    server.send(JSON.stringify({ method: 'process/output', params: {} }));
+    server.close();
+    expect(seen).toBe(rpc);
+    expect(log).toEqual([
+      'hook process/output',
+      'stream process/output',
+      'stream complete',
+      'hook closed: exec-server transport disconnected',
+      'closed$: exec-server transport disconnected',
+    ]);
+  });
+
+  it('reports a transport that ended before the constructor returned, to hooks and late subscribers', async () => {
+    const { client, server } = createTransportPair();
+    server.incoming$.subscribe({ error: () => undefined });
+    server.close();
+    const closes: RpcConnection[] = [];
+    const rpc = new RpcConnection(client, {
+      onClose: (_reason, connection) => closes.push(connection),
+    });
+    expect(closes).toEqual([rpc]);
+    expect(rpc.isClosed).toBe(true);
+    expect((await firstValueFrom(rpc.closed$)).message).toBe('exec-server transport disconnected');
+    expect(await firstValueFrom(rpc.notifications$.pipe(toArray()))).toEqual([]);
+  });
+
   it('reports a clean peer close as a plain disconnect', async () => {
     const { rpc, server } = setup();
     const pending = record(rpc.request('x', {})).outcome;

@@ -146,12 +146,11 @@ export class SessionCore {
 
   /** Wraps a transport in an RpcConnection whose notifications this session routes. */
   openRpc(transport: Transport): RpcConnection {
-    const rpc = new RpcConnection(transport, {
+    return new RpcConnection(transport, {
       handleRequest: (method, params) => this.answerServerRequest(method, params),
+      onNotification: (notification, rpc) => this.dispatch(rpc, notification),
+      onClose: (reason, rpc) => this.onTransportLost(rpc, reason),
     });
-    rpc.notifications$.subscribe((notification) => this.dispatch(rpc, notification));
-    rpc.closed$.subscribe((reason) => this.onTransportLost(rpc, reason));
-    return rpc;
   }
 
   /**

@@ -33,6 +33,13 @@ export interface RpcConnectionOptions {
   handleRequest?: (method: string, params: unknown) => Observable<unknown> | undefined;
   /** Default 1024 (spec: "exec-server has reached its limit of 1024 pending requests"). */
   maxPendingRequests?: number;
+  /**
+   * Called with each inbound notification, in arrival order, before `notifications$` sees it
+   * (the cheaper hook for the one owner of a connection). May run during the constructor.
+   */
+  onNotification?: (notification: JsonRpcNotification, connection: RpcConnection) => void;
+  /** Called once with the reason when the connection ends, before `closed$` emits. May run during the constructor. */
+  onClose?: (reason: ExecServerError, connection: RpcConnection) => void;
 }
 
 /** Receives the outcome of one request: `next(result)` then `complete()`, or `error(reason)`. */
@@ -43,18 +50,16 @@ export interface RpcResponseObserver {
 }
 
 export class RpcConnection {
-  /** Hot: every inbound notification in arrival order; completes when the connection closes. */
-  readonly notifications$: Observable<JsonRpcNotification>;
-  /** Emits the reason once when the connection ends, then completes; replays to late subscribers. */
-  readonly closed$: Observable<ExecServerError>;
-
-  private readonly notifications = new Subject<JsonRpcNotification>();
-  private readonly closed = new ReplaySubject<ExecServerError>(1);
+  // Made on first use: a session owner listens through the option hooks instead.
+  private notifications: Subject<JsonRpcNotification> | undefined;
+  private closed: ReplaySubject<ExecServerError> | undefined;
   private readonly pending = new Map<number, RpcResponseObserver>();
   /** Server→client requests we are still answering, by id, with the handler's subscription. */
   private readonly inboundRequests = new Map<number, Subscription | undefined>();
   private readonly maxPendingRequests: number;
   private readonly handleRequest: RpcConnectionOptions['handleRequest'];
+  private readonly onNotification: RpcConnectionOptions['onNotification'];
+  private readonly onClose: RpcConnectionOptions['onClose'];
   private readonly incoming: Subscription;
   private nextRequestId = 1;
   private closeReason: ExecServerError | undefined;
@@ -65,8 +70,8 @@ export class RpcConnection {
   ) {
     this.maxPendingRequests = options.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS;
     this.handleRequest = options.handleRequest;
-    this.notifications$ = this.notifications.asObservable();
-    this.closed$ = this.closed.asObservable();
+    this.onNotification = options.onNotification;
+    this.onClose = options.onClose;
     // Every inbound event runs synchronously in arrival order, so responses and notifications
     // that arrived before the end are delivered before pending requests fail.
     this.incoming = transport.incoming$.subscribe({
@@ -75,6 +80,27 @@ export class RpcConnection {
       complete: () => this.shutdown(new DisconnectedError(DisconnectReason.transportDisconnected)),
     });
     if (this.closeReason) this.incoming.unsubscribe();
+  }
+
+  /** Hot: every inbound notification in arrival order; completes when the connection closes. */
+  get notifications$(): Observable<JsonRpcNotification> {
+    if (this.notifications === undefined) {
+      this.notifications = new Subject();
+      if (this.closeReason) this.notifications.complete();
+    }
+    return this.notifications.asObservable();
+  }
+
+  /** Emits the reason once when the connection ends, then completes; replays to late subscribers. */
+  get closed$(): Observable<ExecServerError> {
+    if (this.closed === undefined) {
+      this.closed = new ReplaySubject(1);
+      if (this.closeReason) {
+        this.closed.next(this.closeReason);
+        this.closed.complete();
+      }
+    }
+    return this.closed.asObservable();
   }
 
   get isClosed(): boolean {
@@ -183,7 +209,8 @@ export class RpcConnection {
         return;
       case 'notification': {
         const { kind: _kind, ...notification } = message;
-        this.notifications.next(notification);
+        this.onNotification?.(notification, this);
+        this.notifications?.next(notification);
         return;
       }
       case 'request':
@@ -265,9 +292,10 @@ export class RpcConnection {
     const callers = [...this.pending.values()];
     this.pending.clear();
     for (const subscriber of callers) subscriber.error(failure);
-    this.notifications.complete();
-    this.closed.next(reason);
-    this.closed.complete();
+    this.notifications?.complete();
+    this.onClose?.(reason, this);
+    this.closed?.next(reason);
+    this.closed?.complete();
     this.transport.close();
   }
 }

@@ -178,6 +178,11 @@ export function fromWebSocket(
   socket.on('error', (error: Error) => {
     lastError = error;
   });
+  // One callback for every send: a failed write is reported by the 'close' that follows. (A
+  // fresh closure per send would also cost Node's stream a tick per write instead of one.)
+  const onSent = (error?: Error): void => {
+    if (error) lastError = error;
+  };
   socket.on('close', (code: number, reason: Buffer) => {
     if (closedByUs || code === 1000 || code === 1001) {
       finish();
@@ -208,9 +213,7 @@ export function fromWebSocket(
     incoming$: incoming.asObservable(),
     send(message: string): void {
       if (finished || socket.readyState !== WebSocket.OPEN) return;
-      socket.send(message, (error) => {
-        if (error) lastError = error; // the following 'close' reports it
-      });
+      socket.send(message, onSent);
     },
     close(): void {
       if (closedByUs) return;
