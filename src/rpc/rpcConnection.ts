@@ -151,7 +151,8 @@ export class RpcConnection {
   /** Sends a notification (no-op when closed). */
   notify(method: string, params: unknown): void {
     if (this.closeReason) return;
-    this.send({ kind: 'notification', method, params: params ?? null });
+    // Same text as `encodeMessage` of the notification, without building the tagged message.
+    this.transport.send(JSON.stringify({ method, params: params ?? null }));
   }
 
   /** Closes the transport; pending requests fail with DisconnectedError('exec-server transport disconnected'). */

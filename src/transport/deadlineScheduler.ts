@@ -11,13 +11,12 @@
 import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 
 /**
- * True inside `TestScheduler.run`, which swaps `asyncScheduler`'s clock and timers for virtual
- * ones (its clock then reads frames, not the epoch). Deadlines follow `asyncScheduler` there,
- * so marble tests keep controlling them without passing a scheduler.
+ * Inside `TestScheduler.run`, RxJS swaps `asyncScheduler`'s clock and timers for virtual
+ * ones, and its clock then reads frames (small numbers) instead of epoch milliseconds.
+ * Deadlines follow `asyncScheduler` there, so marble tests keep controlling them without
+ * passing a scheduler. (One clock read: on some virtual machines reading it is a syscall.)
  */
-function inVirtualTime(): boolean {
-  return Math.abs(asyncScheduler.now() - Date.now()) > 60_000;
-}
+const EPOCH_2001_MS = 1e12;
 
 interface PendingDeadline {
   due: number;
@@ -26,11 +25,11 @@ interface PendingDeadline {
 
 class DeadlineAction<T> extends Subscription implements SchedulerAction<T>, PendingDeadline {
   due = 0;
-  private state: T | undefined;
 
   constructor(
     private readonly scheduler: DeadlineScheduler,
     private readonly work: (this: SchedulerAction<T>, state?: T) => void,
+    private state: T | undefined,
   ) {
     super(() => scheduler.cancel(this));
   }
@@ -38,7 +37,7 @@ class DeadlineAction<T> extends Subscription implements SchedulerAction<T>, Pend
   schedule(state?: T, delay = 0): Subscription {
     if (!this.closed) {
       this.state = state;
-      this.scheduler.enqueue(this, delay);
+      this.scheduler.enqueue(this, delay, this.scheduler.now());
     }
     return this;
   }
@@ -62,16 +61,19 @@ class DeadlineScheduler implements SchedulerLike {
     delay = 0,
     state?: T,
   ): Subscription {
-    if (inVirtualTime()) return asyncScheduler.schedule(work, delay, state);
-    return new DeadlineAction(this, work).schedule(state, delay);
+    const now = asyncScheduler.now();
+    if (now < EPOCH_2001_MS) return asyncScheduler.schedule(work, delay, state);
+    const action = new DeadlineAction(this, work, state);
+    this.enqueue(action, delay, now);
+    return action;
   }
 
   /** @internal */
-  enqueue(action: PendingDeadline, delay: number): void {
-    const due = this.now() + Math.max(0, delay);
+  enqueue(action: PendingDeadline, delay: number, now: number): void {
+    const due = now + Math.max(0, delay);
     action.due = due;
     this.pending.add(action);
-    if (due < this.timerDue) this.arm(due);
+    if (due < this.timerDue) this.arm(due, now);
     else if (this.pending.size === 1) this.timer?.ref(); // armed for a cancelled deadline
   }
 
@@ -80,10 +82,10 @@ class DeadlineScheduler implements SchedulerLike {
     if (this.pending.delete(action) && this.pending.size === 0) this.timer?.unref();
   }
 
-  private arm(due: number): void {
+  private arm(due: number, now: number): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timerDue = due;
-    this.timer = setTimeout(() => this.fire(), Math.max(0, due - this.now()));
+    this.timer = setTimeout(() => this.fire(), Math.max(0, due - now));
   }
 
   private fire(): void {
@@ -97,7 +99,7 @@ class DeadlineScheduler implements SchedulerLike {
       else if (action.due < next) next = action.due;
     }
     for (const action of due) this.pending.delete(action);
-    if (next !== Number.POSITIVE_INFINITY) this.arm(next);
+    if (next !== Number.POSITIVE_INFINITY) this.arm(next, now);
     due.sort((a, b) => a.due - b.due);
     for (const action of due) action.run();
   }
