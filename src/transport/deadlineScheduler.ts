@@ -14,7 +14,7 @@ import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike 
  * Inside `TestScheduler.run`, RxJS swaps `asyncScheduler`'s clock and timers for virtual
  * ones, and its clock then reads frames (small numbers) instead of epoch milliseconds.
  * Deadlines follow `asyncScheduler` there, so marble tests keep controlling them without
- * passing a scheduler. (One clock read: on some virtual machines reading it is a syscall.)
+ * passing a scheduler. The same single clock read also dates the deadline.
  */
 const EPOCH_2001_MS = 1e12;
 
