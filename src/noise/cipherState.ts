@@ -45,6 +45,25 @@ export class CipherState {
     return out;
   }
 
+  /** `encryptWithAd` written into `target` at `offset`; returns the bytes written. */
+  encryptWithAdInto(
+    associatedData: Uint8Array,
+    plaintext: Uint8Array,
+    target: Uint8Array,
+    offset: number,
+  ): number {
+    const written = this.#crypto.aes256GcmSealInto(
+      this.#key,
+      aesGcmNonce(this.#nonce),
+      associatedData,
+      plaintext,
+      target,
+      offset,
+    );
+    this.#nonce += 1;
+    return written;
+  }
+
   /** `undefined` when authentication fails. */
   decryptWithAd(associatedData: Uint8Array, ciphertext: Uint8Array): Uint8Array | undefined {
     const out = this.#crypto.aes256GcmOpen(

@@ -39,6 +39,19 @@ export interface NoiseCryptoProvider {
     associatedData: Uint8Array,
     plaintext: Uint8Array,
   ): Uint8Array;
+  /**
+   * `aes256GcmSeal` written into `target` at `offset` (ciphertext, then the 16-byte tag), for
+   * callers that frame the ciphertext in place; returns the bytes written. `target` must not
+   * overlap `plaintext`.
+   */
+  aes256GcmSealInto(
+    key: Uint8Array,
+    nonce: Uint8Array,
+    associatedData: Uint8Array,
+    plaintext: Uint8Array,
+    target: Uint8Array,
+    offset: number,
+  ): number;
   /** AES-256-GCM decryption of ciphertext ‖ tag; `undefined` when authentication fails. */
   aes256GcmOpen(
     key: Uint8Array,

@@ -38,6 +38,15 @@ export const nobleCryptoProvider: NoiseCryptoProvider = {
     return gcm(key, nonce, associatedData).encrypt(plaintext);
   },
 
+  aes256GcmSealInto(key, nonce, associatedData, plaintext, target, offset) {
+    const sealed = gcm(key, nonce, associatedData).encrypt(plaintext);
+    if (offset < 0 || offset + sealed.length > target.length) {
+      throw new RangeError('AES-256-GCM output does not fit in the target');
+    }
+    target.set(sealed, offset);
+    return sealed.length;
+  },
+
   aes256GcmOpen(key, nonce, associatedData, ciphertext) {
     try {
       return gcm(key, nonce, associatedData).decrypt(ciphertext);

@@ -103,6 +103,31 @@ function checkLength(what: string, bytes: Uint8Array, length: number): void {
     throw new RangeError(`${what} must be ${length} bytes, got ${bytes.length}`);
 }
 
+function sealInto(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  associatedData: Uint8Array,
+  plaintext: Uint8Array,
+  target: Uint8Array,
+  offset: number,
+): number {
+  const length = plaintext.length + AES_GCM_TAG_LENGTH;
+  if (offset < 0 || offset + length > target.length) {
+    throw new RangeError('AES-256-GCM output does not fit in the target');
+  }
+  const cipher = createCipheriv('aes-256-gcm', aesKeyObject(key), nonce);
+  if (associatedData.length > 0) cipher.setAAD(associatedData);
+  // GCM is a stream mode: `update` returns the whole body and `final` nothing. Body and tag
+  // are copied once into the target (no Buffer.concat, no extra view or key import per call).
+  const body = cipher.update(plaintext);
+  if (body.length !== plaintext.length || cipher.final().length !== 0) {
+    throw new Error('node:crypto AES-256-GCM returned an unexpected output length');
+  }
+  target.set(body, offset);
+  target.set(cipher.getAuthTag(), offset + plaintext.length);
+  return length;
+}
+
 /**
  * The default provider: `node:crypto` (OpenSSL) for X25519, AES-256-GCM, SHA-256 and HMAC;
  * ML-KEM-768 from `nodeMlKem768.ts` (FIPS 203 in TypeScript over OpenSSL's SHA-3 and SHAKE).
@@ -136,19 +161,12 @@ export const nodeCryptoProvider: NoiseCryptoProvider = {
   mlkem768Decapsulate: nodeMlKem768Decapsulate,
 
   aes256GcmSeal(key, nonce, associatedData, plaintext) {
-    const cipher = createCipheriv('aes-256-gcm', aesKeyObject(key), nonce);
-    if (associatedData.length > 0) cipher.setAAD(associatedData);
-    // GCM is a stream mode: `update` returns the whole body and `final` nothing. Body and tag
-    // are copied once into the record (no Buffer.concat, no extra view or key import per call).
     const out = new Uint8Array(plaintext.length + AES_GCM_TAG_LENGTH);
-    const body = cipher.update(plaintext);
-    if (body.length !== plaintext.length || cipher.final().length !== 0) {
-      throw new Error('node:crypto AES-256-GCM returned an unexpected output length');
-    }
-    out.set(body, 0);
-    out.set(cipher.getAuthTag(), plaintext.length);
+    sealInto(key, nonce, associatedData, plaintext, out, 0);
     return out;
   },
+
+  aes256GcmSealInto: sealInto,
 
   aes256GcmOpen(key, nonce, associatedData, ciphertext) {
     if (ciphertext.length < AES_GCM_TAG_LENGTH) return undefined;

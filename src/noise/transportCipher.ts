@@ -31,6 +31,19 @@ export class TransportCipher {
   }
 
   /**
+   * Encrypts one record straight into `target` at `offset` (ciphertext ‖ tag, that is
+   * `plaintext.length + 16` bytes), e.g. behind the header of the frame that carries it;
+   * returns the bytes written. Same limits and nonce as `encrypt`.
+   */
+  encryptInto(plaintext: Uint8Array, target: Uint8Array, offset: number): number {
+    if (plaintext.length + AEAD_TAG_LENGTH > NOISE_MAX_MESSAGE_LENGTH) {
+      throw new NoiseTransportError('transport plaintext is too large');
+    }
+    this.#checkNotExhausted();
+    return this.#state.encryptWithAdInto(EMPTY_BYTES, plaintext, target, offset);
+  }
+
+  /**
    * Decrypts the next record. A failure leaves the counter unchanged, but the stream should
    * be dropped anyway: the peer is broken or an attacker is active.
    */

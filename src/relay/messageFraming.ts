@@ -81,7 +81,11 @@ export class MessageReassembler {
     return this.prefixFilled + this.bodyFilled;
   }
 
-  /** Appends one decrypted record; returns the JSON bytes of every message it completed. */
+  /**
+   * Appends one decrypted record; returns the JSON bytes of every message it completed. A
+   * message that lies wholly inside `record` is returned as a view of it (no copy), so the
+   * caller must not change the record while it still uses those messages.
+   */
   push(record: Uint8Array): Uint8Array[] {
     if (this.failure) throw this.failure;
     if (record.length > NOISE_RECORD_PLAINTEXT_LEN) {
@@ -91,23 +95,32 @@ export class MessageReassembler {
     let offset = 0;
     while (offset < record.length) {
       if (this.body === undefined) {
-        const take = Math.min(LENGTH_PREFIX_BYTES - this.prefixFilled, record.length - offset);
-        this.prefix.set(record.subarray(offset, offset + take), this.prefixFilled);
-        this.prefixFilled += take;
-        offset += take;
-        if (this.prefixFilled < LENGTH_PREFIX_BYTES) break;
-        // Reject the declared length before waiting for (or allocating) its body.
-        const length = new DataView(this.prefix.buffer).getUint32(0, false);
-        if (length === 0 || length > MAX_NOISE_JSONRPC_MESSAGE_LEN) this.fail(INVALID_LENGTH);
-        this.body = new Uint8Array(length);
-        this.bodyFilled = 0;
+        if (this.prefixFilled === 0 && record.length - offset >= LENGTH_PREFIX_BYTES) {
+          // The common case: a whole prefix here, and often the whole message after it.
+          const length = this.checkedLength(readLength(record, offset));
+          offset += LENGTH_PREFIX_BYTES;
+          if (length <= record.length - offset) {
+            messages.push(record.subarray(offset, offset + length));
+            offset += length;
+            continue;
+          }
+          this.startBody(length);
+        } else {
+          const take = Math.min(LENGTH_PREFIX_BYTES - this.prefixFilled, record.length - offset);
+          this.prefix.set(record.subarray(offset, offset + take), this.prefixFilled);
+          this.prefixFilled += take;
+          offset += take;
+          if (this.prefixFilled < LENGTH_PREFIX_BYTES) break;
+          this.startBody(this.checkedLength(readLength(this.prefix, 0)));
+        }
       }
-      const take = Math.min(this.body.length - this.bodyFilled, record.length - offset);
-      this.body.set(record.subarray(offset, offset + take), this.bodyFilled);
+      const body = this.body!;
+      const take = Math.min(body.length - this.bodyFilled, record.length - offset);
+      body.set(record.subarray(offset, offset + take), this.bodyFilled);
       this.bodyFilled += take;
       offset += take;
-      if (this.bodyFilled === this.body.length) {
-        messages.push(this.body);
+      if (this.bodyFilled === body.length) {
+        messages.push(body);
         this.body = undefined;
         this.bodyFilled = 0;
         this.prefixFilled = 0;
@@ -116,10 +129,32 @@ export class MessageReassembler {
     return messages;
   }
 
+  private startBody(length: number): void {
+    this.body = new Uint8Array(length);
+    this.bodyFilled = 0;
+    this.prefixFilled = LENGTH_PREFIX_BYTES;
+  }
+
+  /** A message's declared length, checked before waiting for (or allocating) its body. */
+  private checkedLength(length: number): number {
+    if (length === 0 || length > MAX_NOISE_JSONRPC_MESSAGE_LEN) this.fail(INVALID_LENGTH);
+    return length;
+  }
+
   private fail(detail: string): never {
     this.failure = new RelayProtocolError(detail);
     throw this.failure;
   }
+}
+
+/** The big-endian u32 at `offset`. */
+function readLength(bytes: Uint8Array, offset: number): number {
+  return (
+    bytes[offset]! * 0x100_0000 +
+    (bytes[offset + 1]! << 16) +
+    (bytes[offset + 2]! << 8) +
+    bytes[offset + 3]!
+  );
 }
 
 /**

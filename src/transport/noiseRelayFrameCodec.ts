@@ -13,6 +13,7 @@ import {
   RELAY_MESSAGE_FRAME_VERSION,
   type RelayDataFrame,
   type RelayFrame,
+  type RelayTraceContext,
 } from '../relay/index.js';
 
 const utf8Encoder = new TextEncoder();
@@ -46,33 +47,57 @@ export function encodeNoiseRelayFrame(frame: RelayFrame): Uint8Array {
     return encodeRelayFrame(frame); // throws the relay layer's RelayProtocolError
   }
   const id = utf8Encoder.encode(streamId);
-  const traceparent =
-    frame.traceparent === undefined ? undefined : utf8Encoder.encode(frame.traceparent);
-  const tracestate =
-    frame.tracestate === undefined ? undefined : utf8Encoder.encode(frame.tracestate);
-  const bodyLength =
-    (seq === 0 ? 0 : 1 + varintLength(seq)) + 2 + 1 + varintLength(payload.length) + payload.length;
-  const length =
-    2 +
-    1 +
-    varintLength(id.length) +
-    id.length +
-    1 +
-    varintLength(bodyLength) +
-    bodyLength +
-    (traceparent ? 1 + varintLength(traceparent.length) + traceparent.length : 0) +
-    (tracestate ? 1 + varintLength(tracestate.length) + tracestate.length : 0);
+  const trace = traceFields(frame);
+  const headerLength = dataFrameHeaderLength(id, seq, payload.length);
+  const length = headerLength + payload.length + traceFieldsLength(trace);
   if (length > MAX_RELAY_WEBSOCKET_MESSAGE_SIZE) return encodeRelayFrame(frame); // throws
   const out = new Uint8Array(length);
-  let at = 0;
+  writeDataFrameHeader(out, 0, id, seq, payload.length);
+  out.set(payload, headerLength);
+  writeTraceFields(out, headerLength + payload.length, trace);
+  return out;
+}
+
+/**
+ * A data frame is `header ‖ payload ‖ trace fields`: these write its parts separately, so a
+ * sender can seal a record straight into the frame's buffer, behind its header. The caller
+ * guarantees what `encodeNoiseRelayFrame` checks: `streamId` (UTF-8 bytes) is canonical and
+ * non-empty, `seq` is a u32, the payload is not empty and the frame fits in a relay message.
+ */
+export function dataFrameHeaderLength(
+  streamId: Uint8Array,
+  seq: number,
+  payloadLength: number,
+): number {
+  const dataLength = dataBodyLength(seq, payloadLength);
+  const fieldsBeforePayload = dataLength - payloadLength;
+  return (
+    2 + // version
+    1 +
+    varintLength(streamId.length) +
+    streamId.length +
+    1 +
+    varintLength(dataLength) +
+    fieldsBeforePayload
+  );
+}
+
+/** Writes the header of a data frame at `at` (see `dataFrameHeaderLength`); returns its end. */
+export function writeDataFrameHeader(
+  out: Uint8Array,
+  at: number,
+  streamId: Uint8Array,
+  seq: number,
+  payloadLength: number,
+): number {
   out[at++] = TAG_VERSION;
   out[at++] = RELAY_MESSAGE_FRAME_VERSION;
   out[at++] = TAG_STREAM_ID;
-  at = writeVarint(out, at, id.length);
-  out.set(id, at);
-  at += id.length;
+  at = writeVarint(out, at, streamId.length);
+  out.set(streamId, at);
+  at += streamId.length;
   out[at++] = TAG_DATA;
-  at = writeVarint(out, at, bodyLength);
+  at = writeVarint(out, at, dataBodyLength(seq, payloadLength));
   if (seq !== 0) {
     out[at++] = TAG_DATA_SEQ;
     at = writeVarint(out, at, seq);
@@ -80,12 +105,48 @@ export function encodeNoiseRelayFrame(frame: RelayFrame): Uint8Array {
   out[at++] = TAG_DATA_SEGMENT_COUNT;
   out[at++] = 1;
   out[at++] = TAG_DATA_PAYLOAD;
-  at = writeVarint(out, at, payload.length);
-  out.set(payload, at);
-  at += payload.length;
+  return writeVarint(out, at, payloadLength);
+}
+
+/** The UTF-8 trace fields of a data frame, as they follow its payload. */
+export interface DataFrameTraceFields {
+  readonly traceparent?: Uint8Array;
+  readonly tracestate?: Uint8Array;
+}
+
+export function traceFields(trace: RelayTraceContext | undefined): DataFrameTraceFields {
+  if (trace === undefined) return {};
+  return {
+    ...(trace.traceparent === undefined
+      ? {}
+      : { traceparent: utf8Encoder.encode(trace.traceparent) }),
+    ...(trace.tracestate === undefined ? {} : { tracestate: utf8Encoder.encode(trace.tracestate) }),
+  };
+}
+
+export function traceFieldsLength({ traceparent, tracestate }: DataFrameTraceFields): number {
+  return (
+    (traceparent ? 1 + varintLength(traceparent.length) + traceparent.length : 0) +
+    (tracestate ? 1 + varintLength(tracestate.length) + tracestate.length : 0)
+  );
+}
+
+/** Writes the trace fields at `at`; returns their end. */
+export function writeTraceFields(
+  out: Uint8Array,
+  at: number,
+  { traceparent, tracestate }: DataFrameTraceFields,
+): number {
   if (traceparent) at = writeBytesField(out, at, TAG_TRACEPARENT, traceparent);
   if (tracestate) at = writeBytesField(out, at, TAG_TRACESTATE, tracestate);
-  return out;
+  return at;
+}
+
+/** Length of the RelayData message: seq (omitted at 0), segment_count = 1, payload. */
+function dataBodyLength(seq: number, payloadLength: number): number {
+  return (
+    (seq === 0 ? 0 : 1 + varintLength(seq)) + 2 + 1 + varintLength(payloadLength) + payloadLength
+  );
 }
 
 /**

@@ -2,38 +2,51 @@
  * One admitted harness stream on a multiplexed relay socket, seen by the executor's connection
  * processor as an ordinary `Transport`: inbound data frames are reordered, decrypted and
  * reassembled into JSON texts; outbound texts become encrypted data frames on the shared socket.
+ * Like the plain WebSocket transport it takes `process/output` texts in pieces (`SplitText`)
+ * and reports the socket's backlog, so the processor pauses child output while the relay is
+ * behind (see `backpressure.ts`).
  */
 import { Subject } from 'rxjs';
 import type { NoiseChannel } from '../../noise/index.js';
 import { ProtocolError } from '../../protocol/errors.js';
 import {
+  LENGTH_PREFIX_BYTES,
   RelayDataReceiver,
   type RelayDataFrame,
   type RelayFrame,
   type RelayTraceContext,
 } from '../../relay/index.js';
-import { NoiseRecordSender } from '../../transport/noiseRecordSender.js';
 import { requestTraceContext } from '../../transport/noiseTraceContext.js';
 import { decodeUtf8Strict } from '../../transport/noiseUtf8.js';
-import type { Transport } from '../../transport/transport.js';
+import type { BackpressureTransport } from '../backpressure.js';
+import type { SplitText, SplitTextTransport } from '../splitText.js';
+import {
+  PACKED_SCRATCH_BYTES,
+  PackedRecordWriter,
+  utf8Length,
+  type OutboundText,
+  type SealedFrameSink,
+} from './packedRecordWriter.js';
 
-/** Queued text that is flushed at once instead of waiting for the next turn (~1 MiB). */
-const FLUSH_AT_CHARS = 1 << 20;
-
-export interface RelayStreamHost {
+export interface RelayStreamHost extends SealedFrameSink {
   /** Queues one frame on the shared socket. */
   write(frame: RelayFrame): void;
   /** The stream ended on our side (processor closed it, or a send failed): reset it. */
   streamClosed(stream: RelayStream): void;
+  /** True while the shared socket holds more unsent bytes than it wants to. */
+  readonly backedUp: boolean;
+  /** Calls `drained` once the socket's backlog has gone down; never if the socket ends first. */
+  onceDrained(drained: () => void): void;
 }
 
-export class RelayStream implements Transport {
+export class RelayStream implements SplitTextTransport, BackpressureTransport {
   private readonly incoming = new Subject<string>();
-  private readonly sender: NoiseRecordSender;
+  private readonly writer: PackedRecordWriter;
   private readonly receiver: RelayDataReceiver;
   private ended = false;
-  private queue: string[] = [];
-  private queuedChars = 0;
+  private queue: OutboundText[] = [];
+  private lengths: number[] = [];
+  private queuedBytes = 0;
   private queueTrace: RelayTraceContext | undefined;
   private flushTimer: ReturnType<typeof setImmediate> | undefined;
 
@@ -44,12 +57,20 @@ export class RelayStream implements Transport {
     channel: NoiseChannel,
     private readonly host: RelayStreamHost,
   ) {
-    this.sender = new NoiseRecordSender(streamId, channel.send);
+    this.writer = new PackedRecordWriter(streamId, channel.send, host);
     this.receiver = new RelayDataReceiver(channel.receive);
   }
 
   get isEnded(): boolean {
     return this.ended;
+  }
+
+  get backedUp(): boolean {
+    return this.host.backedUp;
+  }
+
+  onceDrained(drained: () => void): void {
+    this.host.onceDrained(drained);
   }
 
   /** Feeds one inbound data frame. Throws `ProtocolError` when the stream must be dropped. */
@@ -78,9 +99,24 @@ export class RelayStream implements Transport {
       this.flush();
       this.queueTrace = trace;
     }
-    this.queue.push(message);
-    this.queuedChars += message.length;
-    if (this.queuedChars >= FLUSH_AT_CHARS) this.flush();
+    this.enqueue(message);
+  }
+
+  /** Like `send(head + ascii + tail)`; a notification, so it never carries a trace. */
+  sendSplit(text: SplitText): void {
+    if (this.ended) return;
+    this.enqueue(text);
+  }
+
+  private enqueue(text: OutboundText): void {
+    const length = utf8Length(text);
+    const bytes = LENGTH_PREFIX_BYTES + length;
+    // Batches stay within the packing scratch buffer (only a single huge text exceeds it).
+    if (this.queuedBytes > 0 && this.queuedBytes + bytes > PACKED_SCRATCH_BYTES) this.flush();
+    this.queue.push(text);
+    this.lengths.push(length);
+    this.queuedBytes += bytes;
+    if (this.queuedBytes >= PACKED_SCRATCH_BYTES) this.flush();
     else this.flushTimer ??= setImmediate(this.flushQueued);
   }
 
@@ -96,21 +132,20 @@ export class RelayStream implements Transport {
       this.flushTimer = undefined;
     }
     if (this.queue.length === 0) return;
-    const messages = this.queue;
+    const texts = this.queue;
+    const lengths = this.lengths;
     const trace = this.queueTrace;
     this.queue = [];
-    this.queuedChars = 0;
+    this.lengths = [];
+    this.queuedBytes = 0;
     this.queueTrace = undefined;
     if (this.ended) return;
-    let frames: RelayDataFrame[];
     try {
-      frames = this.sender.sendPacked(messages, trace);
+      this.writer.write(texts, lengths, trace);
     } catch {
       // Oversize message or exhausted sequence: this stream cannot continue.
       this.close();
-      return;
     }
-    for (const frame of frames) this.host.write(frame);
   }
 
   /** Closed by the connection processor: reset the stream at the harness. */
@@ -130,6 +165,8 @@ export class RelayStream implements Transport {
     if (this.flushTimer !== undefined) clearImmediate(this.flushTimer);
     this.flushTimer = undefined;
     this.queue = [];
+    this.lengths = [];
+    this.queuedBytes = 0;
     if (error) this.incoming.error(error);
     else this.incoming.complete();
   }
