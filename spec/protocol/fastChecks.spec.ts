@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { z } from 'zod';
 import { fastCheckFor } from '../../src/protocol/fastChecks.js';
-import { FsGetMetadataParams, FsGetMetadataResult } from '../../src/protocol/fs.js';
+import { FsGetMetadataResult } from '../../src/protocol/fs.js';
 import {
   ProcessClosedNotification,
   ProcessExitedNotification,
@@ -93,41 +93,6 @@ describe('fast checks agree with their schemas', () => {
       for (const wrong of wrongValues) values.push({ ...valid, [key]: wrong });
     }
     expectSameAsSchema(FsGetMetadataResult, values, { decidesAll: true });
-  });
-
-  it('FsGetMetadataParams: URIs, followSymlinks and sandbox as the executor receives them', () => {
-    const valid = { path: 'file:///tmp/a', sandbox: null };
-    const paths: readonly unknown[] = [
-      'file:///',
-      'file:///tmp/a%20b',
-      'file://localhost/tmp',
-      'FILE:///tmp',
-      'file:///C:/x',
-      'file:///tmp?q',
-      'file:///tmp#f',
-      'file://user@host/tmp',
-      'file://host:22/tmp',
-      'http://x/',
-      '/tmp',
-      '',
-      7,
-      null,
-    ];
-    const values: unknown[] = [valid, { path: 'file:///tmp' }, { ...valid, extra: true }, null, []];
-    for (const path of paths) values.push({ ...valid, path });
-    for (const followSymlinks of [true, false, undefined, null, 'yes', 1])
-      values.push({ ...valid, followSymlinks });
-    for (const sandbox of [undefined, null, {}, 'none', { type: 'readOnly' }])
-      values.push({ ...valid, sandbox });
-    expectSameAsSchema(FsGetMetadataParams, values, { decidesAll: false });
-    // The shapes clients send are decided by the check itself.
-    const check = fastCheckFor(FsGetMetadataParams)!;
-    expect(check(valid)).toEqual(valid);
-    expect(check({ path: 'file:///tmp', followSymlinks: true, sandbox: null })).toEqual({
-      path: 'file:///tmp',
-      followSymlinks: true,
-      sandbox: null,
-    });
   });
 
   it('process/start result and process notifications', () => {

@@ -9,8 +9,7 @@
  * every check to its schema.
  */
 import type { z } from 'zod';
-import { FsGetMetadataParams, FsGetMetadataResult } from './fs.js';
-import { isPathUri } from './pathUri.js';
+import { FsGetMetadataResult } from './fs.js';
 import {
   ProcessClosedNotification,
   ProcessExitedNotification,
@@ -63,16 +62,6 @@ register(FsGetMetadataResult, (value) => {
     createdAtMs: createdAtMs as number,
     modifiedAtMs: modifiedAtMs as number,
   };
-});
-
-register(FsGetMetadataParams, (value) => {
-  if (!isRecord(value)) return undefined;
-  const { path, followSymlinks, sandbox } = value;
-  if (typeof path !== 'string' || !isPathUri(path)) return undefined;
-  if (sandbox !== undefined && sandbox !== null) return undefined; // a sandbox: the schema decides
-  if (followSymlinks === undefined) return { path, sandbox: null };
-  if (typeof followSymlinks !== 'boolean') return undefined;
-  return { path, followSymlinks, sandbox: null };
 });
 
 const SANDBOX_TYPES: ReadonlySet<unknown> = new Set(

@@ -6,7 +6,6 @@
  */
 import { z } from 'zod';
 import { RpcFailure } from './rpcFailure.js';
-import { fastCheckFor } from '../protocol/fastChecks.js';
 
 const u64 = z.number().int().nonnegative();
 const base64Text = z.string();
@@ -87,12 +86,17 @@ const EXECUTOR_FAST_CHECKS = new Map<z.ZodType, (value: unknown) => unknown>([
     (value) => {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
       const record = value as Record<string, unknown>;
-      // A sandbox (any value, even null) goes through the schema.
-      if (typeof record.path !== 'string' || 'sandbox' in record) return undefined;
-      if (!('followSymlinks' in record)) return { path: record.path };
-      const { followSymlinks } = record;
-      if (followSymlinks !== null && typeof followSymlinks !== 'boolean') return undefined;
-      return { path: record.path, followSymlinks };
+      const { path, followSymlinks, sandbox } = record;
+      if (typeof path !== 'string') return undefined;
+      // `sandbox: null` is what clients send; a sandbox context goes through the schema.
+      if (sandbox !== undefined && sandbox !== null) return undefined;
+      if (followSymlinks !== undefined && followSymlinks !== null) {
+        if (typeof followSymlinks !== 'boolean') return undefined;
+      }
+      const params: Record<string, unknown> = { path };
+      if ('followSymlinks' in record) params.followSymlinks = followSymlinks;
+      if ('sandbox' in record) params.sandbox = sandbox;
+      return params;
     },
   ],
 ]);
@@ -213,10 +217,8 @@ function serdeMessage(issue: z.core.$ZodIssue, params: unknown): string {
 
 /** Decodes params or throws `RpcFailure(-32602, <serde-style message>)`. */
 export function decodeParams<T>(schema: z.ZodType<T>, params: unknown): T {
-  // Hot methods have a hand-written check of the same contract (protocol/fastChecks.ts, or the
-  // executor's own above).
-  const check = EXECUTOR_FAST_CHECKS.get(schema) ?? fastCheckFor(schema);
-  const checked = check?.(params);
+  // Hot methods have a hand-written check of the same contract (above).
+  const checked = EXECUTOR_FAST_CHECKS.get(schema)?.(params);
   if (checked !== undefined) return checked as T;
   const parsed = schema.safeParse(params === undefined ? null : params);
   if (parsed.success) return parsed.data;
