@@ -6,46 +6,14 @@
  *   - `connect`: WebSocket open + `initialize` + `initialized`
  *   - `fs/getMetadata`: one sequential round trip on an open session
  * Prints p50/p95/mean per client and the ratio ours / hand-written (target p50 ≤ 1.10x).
+ * Both clients are the remote-latency drivers, compiled by tsc (bench/support/compiledClients.ts).
  *
  * Run: `npx tsx bench/client-overhead.ts [connectRounds=300] [callRounds=3000]`
  */
 import { loadavg } from 'node:os';
-import { firstValueFrom, switchMap } from 'rxjs';
-import { ExecServerClient } from '../src/client/index.js';
-import { pathToFileUri } from '../src/protocol/pathUri.js';
-import { connectWebSocket } from '../src/transport/webSocketTransport.js';
 import { startCodexExecServer } from '../spec/support/codexExecServer.js';
-import { HandwrittenClient } from './handwritten-client.js';
-
-interface Session {
-  getMetadata(path: string): Promise<unknown>;
-  close(): void;
-}
-
-type Connect = (url: string) => Promise<Session>;
-
-const ours: Connect = async (url) => {
-  const client = await firstValueFrom(
-    connectWebSocket(url).pipe(
-      switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'bench' })),
-    ),
-  );
-  return {
-    getMetadata: (path) => firstValueFrom(client.fs.getMetadata(path)),
-    close: () => client.close(),
-  };
-};
-
-const handwritten: Connect = async (url) => {
-  const client = await HandwrittenClient.connect(url);
-  await client.request('initialize', { clientName: 'bench', resumeSessionId: null });
-  client.notify('initialized', {});
-  return {
-    getMetadata: (path) =>
-      client.request('fs/getMetadata', { path: pathToFileUri(path), sandbox: null }),
-    close: () => client.close(),
-  };
-};
+import { compiledLatencyDrivers } from './support/compiledClients.js';
+import type { LatencyClient, LatencySession } from './support/latencyDrivers.js';
 
 interface Stats {
   p50: number;
@@ -107,14 +75,15 @@ async function main(): Promise<void> {
   const connectRounds = Number(process.argv[2] ?? 300);
   const callRounds = Number(process.argv[3] ?? 3000);
   const warmups = 50;
+  const { execrxClient, handwrittenClient } = await compiledLatencyDrivers();
   const server = await startCodexExecServer();
   try {
     const connects = newPhase();
-    const clients: [Connect, Connect] = [ours, handwritten];
+    const clients: [LatencyClient, LatencyClient] = [execrxClient, handwrittenClient];
     for (let round = 0; round < warmups + connectRounds; round++) {
       for (let k = 0; k < 2; k++) {
         const which = ((round + k) % 2) as 0 | 1;
-        let session: Session | undefined;
+        let session: LatencySession | undefined;
         await sample(connects, which, round >= warmups, async () => {
           session = await clients[which](server.url);
         });
@@ -122,7 +91,7 @@ async function main(): Promise<void> {
       }
     }
 
-    const sessions = [await ours(server.url), await handwritten(server.url)];
+    const sessions = [await execrxClient(server.url), await handwrittenClient(server.url)];
     const path = process.cwd();
     const calls = newPhase();
     for (let round = 0; round < warmups + callRounds; round++) {
