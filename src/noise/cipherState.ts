@@ -1,4 +1,3 @@
-import { writeU64BigEndian } from './bytes.js';
 import type { NoiseCryptoProvider } from './cryptoProvider.js';
 
 /** Largest counter we use; Noise reserves 2^64−1, JavaScript numbers stay exact below 2^53. */
@@ -7,7 +6,17 @@ export const MAX_NONCE = Number.MAX_SAFE_INTEGER;
 /** AESGCM nonce per the Noise spec: 4 zero bytes ‖ 64-bit big-endian counter. */
 export function aesGcmNonce(counter: number): Uint8Array {
   const nonce = new Uint8Array(12);
-  writeU64BigEndian(nonce, 4, counter);
+  // Byte by byte rather than through a DataView: this runs once per transport record.
+  const high = Math.floor(counter / 0x1_0000_0000);
+  const low = counter >>> 0;
+  nonce[4] = high >>> 24;
+  nonce[5] = (high >>> 16) & 0xff;
+  nonce[6] = (high >>> 8) & 0xff;
+  nonce[7] = high & 0xff;
+  nonce[8] = low >>> 24;
+  nonce[9] = (low >>> 16) & 0xff;
+  nonce[10] = (low >>> 8) & 0xff;
+  nonce[11] = low & 0xff;
   return nonce;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { CipherState } from '../../../src/noise/cipherState.js';
+import { aesGcmNonce, CipherState, MAX_NONCE } from '../../../src/noise/cipherState.js';
 import {
   nobleCryptoProvider,
   nodeCryptoProvider,
@@ -205,5 +205,24 @@ describe.each([
     expect(() => a.encryptInto(new Uint8Array(65_535 - 15), new Uint8Array(70_000), 0)).toThrow(
       'transport plaintext is too large',
     );
+  });
+});
+
+describe('aesGcmNonce', () => {
+  it('is 4 zero bytes and the counter as a big-endian u64', () => {
+    for (const counter of [
+      0,
+      1,
+      0xff,
+      0x1_0000,
+      0xffff_ffff,
+      0x1_0000_0000,
+      2 ** 40 + 5,
+      MAX_NONCE,
+    ]) {
+      const expected = Buffer.alloc(12);
+      expected.writeBigUInt64BE(BigInt(counter), 4);
+      expect(Buffer.from(aesGcmNonce(counter)).equals(expected)).toBe(true);
+    }
   });
 });

@@ -94,6 +94,7 @@ export async function startDirectNoiseExecServer(
         identity,
         validator,
         signal: shutdown.signal,
+        rawSocket: socket,
         ...(options.keepalive ? { keepalive: options.keepalive } : {}),
         ...(options.limits ? { limits: options.limits } : {}),
         ...(options.crypto ? { crypto: options.crypto } : {}),

@@ -20,6 +20,7 @@ import {
   timer,
   type SchedulerLike,
 } from 'rxjs';
+import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import {
   nodeCryptoProvider,
@@ -46,6 +47,7 @@ import {
 } from '../../transport/noiseRelayFrameCodec.js';
 import type { Executor } from '../executor.js';
 import type { HarnessKeyValidator } from './harnessKeyValidator.js';
+import { BatchedBinaryFrames } from './batchedBinaryFrames.js';
 import { RelayStream, type RelayStreamHost } from './relayStream.js';
 
 /** Why `serveMultiplexedEnvironment` returned (codex's disconnect reasons). */
@@ -113,6 +115,12 @@ export interface MultiplexedEnvironmentOptions {
   readonly scheduler?: SchedulerLike;
   /** Aborting ends the relay with `local_shutdown` (streams end, the socket closes). */
   readonly signal?: AbortSignal;
+  /**
+   * For a server-side socket (accepted by a `WebSocketServer`): the TCP socket it was upgraded
+   * from. Data frames are then written onto it directly, several per write
+   * (`BatchedBinaryFrames`); without it they go through `socket.send` one by one.
+   */
+  readonly rawSocket?: Duplex;
   readonly onEvent?: (event: RelayEnvironmentEvent) => void;
 }
 
@@ -166,6 +174,7 @@ class MultiplexedEnvironment implements RelayStreamHost {
   private unsentBytes = 0;
   private drainWaiters: (() => void)[] = [];
   private readonly spareFrameBuffers: Buffer[] = [];
+  private readonly batched: BatchedBinaryFrames | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -175,6 +184,18 @@ class MultiplexedEnvironment implements RelayStreamHost {
     this.limits = { ...DEFAULT_MULTIPLEXED_ENVIRONMENT_LIMITS, ...options.limits };
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.crypto = options.crypto ?? nodeCryptoProvider;
+    const raw = options.rawSocket;
+    if (raw) {
+      const isOpen = (): boolean => !this.ended && socket.readyState === WebSocket.OPEN;
+      this.batched = new BatchedBinaryFrames({
+        raw,
+        get open() {
+          return isOpen();
+        },
+        writing: (bytes) => (this.unsentBytes += bytes),
+        written: (bytes, error) => this.written(bytes, error),
+      });
+    }
 
     if (socket.readyState !== WebSocket.OPEN) {
       this.end('peer_close');
@@ -212,17 +233,24 @@ class MultiplexedEnvironment implements RelayStreamHost {
 
   write(frame: RelayFrame): void {
     if (this.ended || this.socket.readyState !== WebSocket.OPEN) return;
+    this.batched?.flush(); // frames already assembled go first
     this.send(encodeNoiseRelayFrame(frame), undefined);
   }
 
   frameBuffer(length: number): Buffer {
+    if (this.batched) return this.batched.frameBuffer(length);
     if (length > FRAME_BUFFER_BYTES) return Buffer.allocUnsafe(length);
     return this.spareFrameBuffers.pop() ?? Buffer.allocUnsafeSlow(FRAME_BUFFER_BYTES);
   }
 
   sendFrame(frame: Buffer, buffer: Buffer): void {
+    if (this.batched) return this.batched.sendFrame(frame);
     if (this.ended || this.socket.readyState !== WebSocket.OPEN) return this.recycle(buffer);
     this.send(frame, buffer);
+  }
+
+  flushFrames(): void {
+    this.batched?.flush();
   }
 
   get backedUp(): boolean {
@@ -244,18 +272,23 @@ class MultiplexedEnvironment implements RelayStreamHost {
   private send(bytes: Uint8Array, buffer: Buffer | undefined): void {
     const length = bytes.length;
     this.unsentBytes += length;
-    // ws sends a Buffer as it is (no copy, no mask on the server side) and calls back once the
-    // socket has taken it, or failed.
+    // ws sends a Buffer as it is (no copy) and calls back once the socket has taken it, or
+    // failed.
     this.socket.send(bytes, (error?: Error) => {
-      this.unsentBytes -= length;
       if (buffer) this.recycle(buffer);
-      if (error) return this.end('write_error');
-      if (this.drainWaiters.length > 0 && this.unsentBytes <= RESUME_AT_BYTES) {
-        const waiters = this.drainWaiters;
-        this.drainWaiters = [];
-        for (const drained of waiters) drained();
-      }
+      this.written(length, error);
     });
+  }
+
+  /** `bytes` handed to the socket earlier have left it (or the write failed). */
+  private written(bytes: number, error: Error | null | undefined): void {
+    this.unsentBytes -= bytes;
+    if (error) return this.end('write_error');
+    if (this.drainWaiters.length > 0 && this.unsentBytes <= RESUME_AT_BYTES) {
+      const waiters = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const drained of waiters) drained();
+    }
   }
 
   private recycle(buffer: Buffer): void {

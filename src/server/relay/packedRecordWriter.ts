@@ -41,6 +41,8 @@ export interface SealedFrameSink {
   frameBuffer(length: number): Buffer;
   /** Sends `frame`, a view of the start of `buffer` (which came from `frameBuffer`). */
   sendFrame(frame: Buffer, buffer: Buffer): void;
+  /** Called once every frame of a batch has been sent (a sink may hold them until then). */
+  flushFrames?(): void;
 }
 
 /** AEAD tag bytes each record grows by when sealed. */
@@ -126,13 +128,17 @@ export class PackedRecordWriter {
       at += length;
     }
     let fields: DataFrameTraceFields = traceFields(trace);
-    for (let offset = 0; offset < total; offset += NOISE_RECORD_PLAINTEXT_LEN) {
-      const record = plaintext.subarray(
-        offset,
-        Math.min(total, offset + NOISE_RECORD_PLAINTEXT_LEN),
-      );
-      this.sendRecord(record, fields);
-      fields = {};
+    try {
+      for (let offset = 0; offset < total; offset += NOISE_RECORD_PLAINTEXT_LEN) {
+        const record = plaintext.subarray(
+          offset,
+          Math.min(total, offset + NOISE_RECORD_PLAINTEXT_LEN),
+        );
+        this.sendRecord(record, fields);
+        fields = {};
+      }
+    } finally {
+      this.sink.flushFrames?.();
     }
   }
 
