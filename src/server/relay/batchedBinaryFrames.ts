@@ -7,7 +7,7 @@
  * never land inside ours as long as every batch is written out before control returns
  * (`flush` at the end of each batch), and ours stop once `ws` has left the OPEN state.
  */
-import type { Duplex } from 'node:stream';
+import type { Writable } from 'node:stream';
 import type { SealedFrameSink } from './packedRecordWriter.js';
 
 const FIN_BINARY = 0x82;
@@ -38,7 +38,7 @@ const SPARE_SLABS = 4;
 
 export interface BatchedFrameSocket {
   /** The upgraded TCP socket. */
-  readonly raw: Duplex;
+  readonly raw: Writable;
   /** False once frames must no longer be written (the WebSocket left the OPEN state). */
   readonly open: boolean;
   /** Called once `bytes` written by one socket write have left (or failed). */
