@@ -16,6 +16,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { firstValueFrom, type Observable } from 'rxjs';
 import { ExecServerClient } from '../src/client/index.js';
@@ -40,14 +41,20 @@ const BYTES = MIB * 1024 * 1024;
 const RECORD = 61440;
 
 /**
- * Wall-clock MB/s, and MB per CPU-second of this process (executor, transport and client all
- * run here; the `head` child does not count): the second figure is what the path costs, and
- * stays meaningful on a loaded machine where wall-clock rates swing.
+ * Wall-clock MB/s, MB per CPU-second of this process (client and transport; with
+ * `--in-process` the executor too; the `head` child never counts), and in child mode the
+ * executor's CPU seconds: the CPU figures are what each side of the path costs, stay
+ * meaningful on a loaded machine where wall-clock rates swing, and show which side limits.
  */
-async function measuredOutput(transport$: () => Observable<Transport>): Promise<{
+async function measuredOutput(
+  transport$: () => Observable<Transport>,
+  executorCpuSeconds: () => number | undefined,
+): Promise<{
   mbps: number;
   cpuMbps: number;
   bytes: number;
+  /** CPU seconds the executor child spent meanwhile (Linux, child mode only). */
+  executorCpu: number | undefined;
 }> {
   const transport = await firstValueFrom(transport$());
   const client = await firstValueFrom(ExecServerClient.connect(transport, { clientName: 'bench' }));
@@ -57,6 +64,7 @@ async function measuredOutput(transport$: () => Observable<Transport>): Promise<
     );
     const started = performance.now();
     const cpuStart = process.cpuUsage();
+    const executorStart = executorCpuSeconds();
     let bytes = 0;
     await new Promise<void>((resolve, reject) =>
       child.stdout$.subscribe({
@@ -68,8 +76,18 @@ async function measuredOutput(transport$: () => Observable<Transport>): Promise<
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuStart);
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const executorEnd = executorCpuSeconds();
+    const executorCpu =
+      executorStart === undefined || executorEnd === undefined
+        ? undefined
+        : executorEnd - executorStart;
     if (bytes !== BYTES) throw new Error(`received ${bytes} of ${BYTES} bytes`);
-    return { mbps: bytes / 1e6 / seconds, cpuMbps: bytes / 1e6 / cpuSeconds, bytes };
+    return {
+      mbps: bytes / 1e6 / seconds,
+      cpuMbps: bytes / 1e6 / cpuSeconds,
+      bytes,
+      executorCpu,
+    };
   } finally {
     client.close();
   }
@@ -167,14 +185,17 @@ async function main(): Promise<void> {
     let bestPlainCpu = 0;
     let bestNoiseCpu = 0;
     for (let run = 0; run < RUNS; run++) {
-      const p = await measuredOutput(() => connectWebSocket(plain.url));
-      const n = await measuredOutput(() => connectNoiseHarness(bundle(), harnessIdentity));
+      const p = await measuredOutput(() => connectWebSocket(plain.url), executors.cpuSeconds);
+      const n = await measuredOutput(
+        () => connectNoiseHarness(bundle(), harnessIdentity),
+        executors.cpuSeconds,
+      );
       bestPlain = Math.max(bestPlain, p.mbps);
       bestNoise = Math.max(bestNoise, n.mbps);
       bestPlainCpu = Math.max(bestPlainCpu, p.cpuMbps);
       bestNoiseCpu = Math.max(bestNoiseCpu, n.cpuMbps);
       console.log(
-        `run ${run + 1}: ${MIB} MiB stdout → stdout$: plain WebSocket ${p.mbps.toFixed(1)} MB/s (${p.cpuMbps.toFixed(1)} MB/CPU-s), Noise ${n.mbps.toFixed(1)} MB/s (${n.cpuMbps.toFixed(1)} MB/CPU-s)`,
+        `run ${run + 1}: ${MIB} MiB stdout → stdout$: plain WebSocket ${p.mbps.toFixed(1)} MB/s (${p.cpuMbps.toFixed(1)} MB/CPU-s${executorCpuNote(p.executorCpu)}), Noise ${n.mbps.toFixed(1)} MB/s (${n.cpuMbps.toFixed(1)} MB/CPU-s${executorCpuNote(n.executorCpu)})`,
       );
     }
     const ratio = bestNoise / bestPlain;
@@ -190,12 +211,29 @@ async function main(): Promise<void> {
   }
 }
 
+function executorCpuNote(seconds: number | undefined): string {
+  return seconds === undefined ? '' : `; executor ${seconds.toFixed(2)} CPU-s`;
+}
+
+/** User + system CPU seconds of process `pid` from /proc (Linux); undefined elsewhere. */
+function procCpuSeconds(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+    const ticks = Number(fields?.[11]) + Number(fields?.[12]);
+    return Number.isFinite(ticks) ? ticks / 100 : undefined; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
 interface Executors {
   noiseUrl: string;
   plainUrl: string;
   environmentId: string;
   registrationId: string;
   publicKey: NoiseChannelPublicKeyJson;
+  /** CPU seconds the executors' process has used, when it is a child we can measure. */
+  cpuSeconds(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -208,6 +246,7 @@ async function startExecutors(): Promise<Executors> {
     environmentId: noise.environmentId,
     registrationId: noise.registrationId,
     publicKey: noise.identity.toJSON(),
+    cpuSeconds: () => undefined, // shared with the client: see the MB/CPU-s figures
     stop: async () => {
       await noise.close();
       await plain.close();
@@ -229,9 +268,10 @@ async function spawnExecutors(): Promise<Executors> {
     });
     child.once('exit', (code) => reject(new Error(`executor child exited with ${code}`)));
   });
-  const info = JSON.parse(line) as Omit<Executors, 'stop'>;
+  const info = JSON.parse(line) as Omit<Executors, 'stop' | 'cpuSeconds'>;
   return {
     ...info,
+    cpuSeconds: () => (child.pid === undefined ? undefined : procCpuSeconds(child.pid)),
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.stdin.end();
@@ -241,7 +281,7 @@ async function spawnExecutors(): Promise<Executors> {
 }
 
 async function serve(): Promise<void> {
-  const { stop, ...info } = await startExecutors();
+  const { stop, cpuSeconds: _cpuSeconds, ...info } = await startExecutors();
   process.stdout.write(`${JSON.stringify(info)}\n`);
   process.stdin.resume();
   process.stdin.once('end', () => void stop().then(() => process.exit(0)));
