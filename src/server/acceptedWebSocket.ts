@@ -18,9 +18,10 @@
  * they never land inside one of ours. Pending frames are flushed before any close.
  */
 import type { Duplex } from 'node:stream';
-import { Observable, type Subscriber, type Subscription, interval } from 'rxjs';
+import { type Subscription, interval } from 'rxjs';
 import WebSocket from 'ws';
 import { DisconnectedError, DisconnectReason, ProtocolError } from '../protocol/errors.js';
+import { DirectSubject } from '../transport/directSubject.js';
 import type { Transport } from '../transport/transport.js';
 import type { BackpressureTransport } from './backpressure.js';
 import type { SplitText, SplitTextTransport } from './splitText.js';
@@ -125,22 +126,9 @@ export function acceptedWebSocket(
 }
 
 class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
-  /**
-   * Hot, like a Subject, but delivering straight to the subscribers: a cold `Subject.next`
-   * (its error context, observer snapshot) cost ~12 µs per inbound message, a direct
-   * `Subscriber.next` under 1 µs. Subscribing after the end replays the end.
-   */
-  private readonly subscribers = new Set<Subscriber<string>>();
-  private ending: { error?: Error } | undefined;
-  readonly incoming$ = new Observable<string>((subscriber) => {
-    if (this.ending) {
-      if (this.ending.error) subscriber.error(this.ending.error);
-      else subscriber.complete();
-      return undefined;
-    }
-    this.subscribers.add(subscriber);
-    return () => this.subscribers.delete(subscriber);
-  });
+  /** Hot; delivers straight to its subscribers (see DirectSubject). */
+  private readonly incoming = new DirectSubject<string>();
+  readonly incoming$ = this.incoming.observable;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private readonly keepalive: Subscription | undefined;
   /** Output buffers whose writes have completed, for reuse. */
@@ -247,7 +235,7 @@ class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
   }
 
   private deliver(text: string): void {
-    for (const subscriber of this.subscribers) subscriber.next(text);
+    this.incoming.next(text);
   }
 
   private onClose(code: number, reason: Buffer): void {
@@ -266,12 +254,7 @@ class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
     if (this.finished) return;
     this.finished = true;
     this.keepalive?.unsubscribe();
-    this.ending = { error };
-    const subscribers = [...this.subscribers];
-    this.subscribers.clear();
-    for (const subscriber of subscribers) {
-      if (error) subscriber.error(error);
-      else subscriber.complete();
-    }
+    if (error) this.incoming.error(error);
+    else this.incoming.complete();
   }
 }

@@ -2,7 +2,7 @@
  * The plain WebSocket transport (spec/protocol.md §1.1): one JSON-RPC message per WebSocket
  * message, Text frames out, Text or Binary (UTF-8) frames in, pings answered by `ws` itself.
  */
-import { asyncScheduler, interval, Observable, Subject, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, interval, Observable, type SchedulerLike } from 'rxjs';
 import { TextDecoder } from 'node:util';
 import WebSocket from 'ws';
 import {
@@ -13,6 +13,7 @@ import {
   TimeoutError,
 } from '../protocol/errors.js';
 import { deadlineScheduler } from './deadlineScheduler.js';
+import { DirectSubject } from './directSubject.js';
 import { errorMessage } from './errorMessage.js';
 import { formatDuration } from './formatDuration.js';
 import type { Transport } from './transport.js';
@@ -136,7 +137,7 @@ export function fromWebSocket(
   socket: WebSocket,
   options: WebSocketTransportOptions = {},
 ): Transport {
-  const incoming = new Subject<string>();
+  const incoming = new DirectSubject<string>();
   let decoder: TextDecoder | undefined; // for Binary frames, which executors rarely send
   let closedByUs = false;
   let finished = false;
@@ -210,7 +211,7 @@ export function fromWebSocket(
   }
 
   return {
-    incoming$: incoming.asObservable(),
+    incoming$: incoming.observable,
     send(message: string): void {
       if (finished || socket.readyState !== WebSocket.OPEN) return;
       socket.send(message, onSent);
