@@ -180,11 +180,11 @@ export class RpcConnection {
     // Fast path for the most frequent message, a plain response: the same outcome as
     // classifying it, without the schema pass (it dominated the client's cost per call).
     if (isPlainResponse(value)) {
-      const result = value.result;
-      this.settle(value.id, (subscriber) => {
-        subscriber.next(result);
-        subscriber.complete();
-      });
+      const caller = this.pending.get(value.id);
+      if (caller === undefined) return; // nobody waits for it (spec §2.1)
+      this.pending.delete(value.id);
+      caller.next(value.result);
+      caller.complete();
       return;
     }
     const message = classifyMessage(value);
