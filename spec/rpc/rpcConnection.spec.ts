@@ -252,6 +252,16 @@ describe('RpcConnection close', () => {
     expect(reasons.map((r) => r.message)).toEqual(['exec-server transport disconnected']);
   });
 
+  it('close(reason) fails pending calls with the reason given, and only the first close counts', async () => {
+    const { rpc } = setup();
+    const pending = record(rpc.request('x', {})).outcome;
+    const reason = new DisconnectedError('exec-server client was closed');
+    rpc.close(reason);
+    rpc.close(new DisconnectedError('second'));
+    expect(pending.error).toBe(reason);
+    expect(await firstValueFrom(rpc.closed$)).toBe(reason);
+  });
+
   it('errors new requests immediately and ignores notify once closed', () => {
     const { rpc, client } = setup();
     rpc.close();

@@ -291,7 +291,7 @@ export class SessionCore {
     const aborts = [...this.pendingCallAborts];
     this.pendingCallAborts.clear();
     for (const abort of aborts) abort.error(error);
-    rpc?.close();
+    rpc?.close(error);
     // 3. Then process handles and HTTP body streams.
     const records = [...this.processes.values()];
     this.processes.clear();
