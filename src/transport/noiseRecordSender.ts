@@ -30,29 +30,7 @@ export class NoiseRecordSender {
    * empty or oversize message (over 64 MiB) and when the sequence space is exhausted.
    */
   send(message: string, trace?: RelayTraceContext): RelayDataFrame[] {
-    const length = Buffer.byteLength(message, 'utf8');
-    if (length > MAX_NOISE_JSONRPC_MESSAGE_LEN) {
-      throw new RelayProtocolError('Noise relay JSON-RPC message exceeds maximum length');
-    }
-    if (length === 0)
-      throw new RelayProtocolError('Noise relay JSON-RPC message has invalid length');
-    // allocUnsafe is safe here: every byte is written below before anything reads it.
-    const framed = Buffer.allocUnsafe(LENGTH_PREFIX_BYTES + length);
-    framed.writeUInt32BE(length, 0);
-    framed.write(message, LENGTH_PREFIX_BYTES, 'utf8');
-    const frames: RelayDataFrame[] = [];
-    for (let offset = 0; offset < framed.length; offset += NOISE_RECORD_PLAINTEXT_LEN) {
-      const record = framed.subarray(offset, offset + NOISE_RECORD_PLAINTEXT_LEN);
-      frames.push(
-        dataFrame(
-          this.streamId,
-          this.sequence.take(),
-          this.cipher.encrypt(record),
-          offset === 0 ? trace : undefined,
-        ),
-      );
-    }
-    return frames;
+    return this.sendPacked([message], trace); // one text packed alone: records as §5.2 cuts them
   }
 
   /**
