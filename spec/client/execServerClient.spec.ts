@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { TestScheduler } from 'rxjs/testing';
 import { firstValueFrom, lastValueFrom, of, toArray, type Observable } from 'rxjs';
 import {
@@ -20,6 +20,12 @@ import { base64, fakeConnection, text, type FakeExecutor } from './support/fakeE
 
 const ENV_INFO = { shell: { name: 'bash', path: '/bin/bash' }, executorVersion: '0.169.0' };
 
+/** Clients a test opened; closed after each test so no call's deadline outlives it. */
+const opened: ExecServerClient[] = [];
+afterEach(() => {
+  for (const client of opened.splice(0)) client.close();
+});
+
 /** Connects synchronously over an in-memory pair (the fake answers initialize at once). */
 function connect(options: Partial<ExecServerClientOptions> = {}, environmentInfo?: unknown) {
   const { transport, executor } = fakeConnection('session-1', environmentInfo);
@@ -28,6 +34,7 @@ function connect(options: Partial<ExecServerClientOptions> = {}, environmentInfo
     (c) => (client = c),
   );
   if (client === undefined) throw new Error('connect did not complete synchronously');
+  opened.push(client);
   return { client, executor, transport };
 }
 
