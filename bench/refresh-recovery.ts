@@ -7,7 +7,6 @@
  *  - for comparison, recovery over a plain WebSocket executor.
  * Run: npx tsx bench/refresh-recovery.ts [iterations=40]
  */
-import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { filter, firstValueFrom, lastValueFrom, skip } from 'rxjs';
 import type { ExecServerClient } from '../src/client/index.js';
@@ -24,6 +23,7 @@ import {
   startTestExecutor,
 } from '../spec/environment/support/testExecutors.js';
 import { TestRegistry } from '../spec/environment/support/testRegistry.js';
+import { startDroppingProxy } from '../spec/support/droppingProxy.js';
 
 const iterations = Number(process.argv[2] ?? 40);
 
@@ -92,12 +92,12 @@ async function main(): Promise<void> {
   await closeAllExecutors();
 
   const plain = await startExecServer({ listen: 'ws://127.0.0.1:0' });
-  const proxy = await startDroppingProxy(new URL(plain.url));
+  const proxy = await startDroppingProxy(plain.url);
   const plainClient = new LazyRemoteExecServerClient(webSocketUrl(proxy.url));
   const plainSession = await firstValueFrom(plainClient.get());
   const plainDrop: number[] = [];
   for (let i = 0; i < iterations; i += 1) {
-    plainDrop.push(await recoveryTime(plainSession, () => proxy.dropConnections()));
+    plainDrop.push(await recoveryTime(plainSession, () => proxy.drop()));
   }
   plainClient.close();
   await proxy.close();
@@ -108,33 +108,6 @@ async function main(): Promise<void> {
   report('recovery after client-side transport drop (Noise)', clientDrop);
   report('recovery after executor-side socket drop (Noise)', executorDrop);
   report('recovery after executor-side drop (plain WebSocket)', plainDrop);
-}
-
-/** A TCP proxy in front of `upstream` whose connections can be cut (both sides reset). */
-async function startDroppingProxy(upstream: URL) {
-  const sockets = new Set<Socket>();
-  const server = createServer((downstream) => {
-    const up = connect(Number(upstream.port), upstream.hostname);
-    for (const socket of [downstream, up]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    downstream.pipe(up).pipe(downstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address() as AddressInfo;
-  return {
-    url: `ws://127.0.0.1:${address.port}`,
-    dropConnections: () => {
-      for (const socket of sockets) socket.resetAndDestroy();
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 await main();
