@@ -9,6 +9,7 @@ import { filter, firstValueFrom, lastValueFrom, scan, take, toArray } from 'rxjs
 import { LazyRemoteExecServerClient, webSocketUrl } from '../../src/environment/index.js';
 import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
 import { startDroppingProxy, type DroppingProxy } from '../support/droppingProxy.js';
+import { CAT_WITH_STDIN } from '../support/catProcess.js';
 
 let codex: RunningExecServer | undefined;
 let proxy: DroppingProxy | undefined;
@@ -36,14 +37,7 @@ describe('LazyRemoteExecServerClient against codex exec-server 0.169.0', () => {
     codex = await startCodexExecServer();
     client = new LazyRemoteExecServerClient(webSocketUrl(await startProxy(codex.url)));
     const session = await firstValueFrom(client.get());
-    const cat = await firstValueFrom(
-      session.startProcess({
-        argv: ['cat'],
-        cwd: '/tmp',
-        pipeStdin: true,
-        env: { PATH: '/usr/bin:/bin' },
-      }),
-    );
+    const cat = await firstValueFrom(session.startProcess(CAT_WITH_STDIN));
     const expected = 'before\nduring\nafter\n';
     // cat may echo two writes as one chunk: compare the accumulated text.
     const echoed = firstValueFrom(

@@ -30,6 +30,7 @@ import {
 } from './support/testExecutors.js';
 import { TestRegistry } from './support/testRegistry.js';
 import { startDroppingProxy, type DroppingProxy } from '../support/droppingProxy.js';
+import { CAT_WITH_STDIN } from '../support/catProcess.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -108,14 +109,7 @@ describe('LazyRemoteExecServerClient over plain WebSocket', () => {
     const states = client.connectionState$.pipe(take(4), toArray());
     const seen = lastValueFrom(states);
     const session = await firstValueFrom(client.get());
-    const process = await firstValueFrom(
-      session.startProcess({
-        argv: ['cat'],
-        cwd: '/tmp',
-        pipeStdin: true,
-        env: { PATH: '/usr/bin:/bin' },
-      }),
-    );
+    const process = await firstValueFrom(session.startProcess(CAT_WITH_STDIN));
     const output = firstValueFrom(process.stdout$);
     proxy.drop();
     await nextState(session, 'recovering');
@@ -132,14 +126,7 @@ describe('LazyRemoteExecServerClient over plain WebSocket', () => {
     const proxy = await droppingProxy(await plainExecutor());
     const client = track(new LazyRemoteExecServerClient(webSocketUrl(proxy.url)));
     const session = await firstValueFrom(client.get());
-    const cat = await firstValueFrom(
-      session.startProcess({
-        argv: ['cat'],
-        cwd: '/tmp',
-        pipeStdin: true,
-        env: { PATH: '/usr/bin:/bin' },
-      }),
-    );
+    const cat = await firstValueFrom(session.startProcess(CAT_WITH_STDIN));
     // Both calls are in flight when the connection drops (in the same tick: no answer can
     // have been processed yet).
     const read = firstValueFrom(cat.read({ afterSeq: 0, waitMs: 3000 }));
@@ -227,14 +214,7 @@ describe('LazyRemoteExecServerClient over Noise', () => {
     const registry = new TestRegistry(original.target);
     const { client, harness } = noiseClient(registry);
     const session = await firstValueFrom(client.get());
-    const process = await firstValueFrom(
-      session.startProcess({
-        argv: ['cat'],
-        cwd: '/tmp',
-        pipeStdin: true,
-        env: { PATH: '/usr/bin:/bin' },
-      }),
-    );
+    const process = await firstValueFrom(session.startProcess(CAT_WITH_STDIN));
     // The same executor (sessions and key) re-registered under another registration id.
     const renewed = await startDirectNoiseExecServer({
       listen: 'ws://127.0.0.1:0',
