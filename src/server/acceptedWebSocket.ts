@@ -22,6 +22,7 @@ import { type Subscription, interval } from 'rxjs';
 import WebSocket from 'ws';
 import { DisconnectedError, DisconnectReason, ProtocolError } from '../protocol/errors.js';
 import { DirectSubject } from '../transport/directSubject.js';
+import { webSocketMessageText } from '../transport/webSocketMessageText.js';
 import type { Transport } from '../transport/transport.js';
 import type { BackpressureTransport } from './backpressure.js';
 import type { SplitText, SplitTextTransport } from './splitText.js';
@@ -129,7 +130,6 @@ class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
   /** Hot; delivers straight to its subscribers (see DirectSubject). */
   private readonly incoming = new DirectSubject<string>();
   readonly incoming$ = this.incoming.observable;
-  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private readonly keepalive: Subscription | undefined;
   /** Output buffers whose writes have completed, for reuse. */
   private readonly spareSlabs: Buffer[] = [];
@@ -211,27 +211,16 @@ class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
 
   private receive(data: WebSocket.RawData, isBinary: boolean): void {
     if (this.finished) return;
-    const bytes = Buffer.isBuffer(data)
-      ? data
-      : Array.isArray(data)
-        ? Buffer.concat(data)
-        : Buffer.from(data);
-    if (!isBinary) {
-      this.deliver(bytes.toString('utf8')); // ws validated text frames as UTF-8
+    const text = webSocketMessageText(data, isBinary);
+    if (text !== undefined) {
+      this.deliver(text);
       return;
     }
-    let text: string;
-    try {
-      text = this.decoder.decode(bytes);
-    } catch {
-      this.finish(
-        new ProtocolError('exec-server sent a binary WebSocket message that is not valid UTF-8'),
-      );
-      this.closedByUs = true;
-      this.socket.close(1007, 'invalid UTF-8');
-      return;
-    }
-    this.deliver(text);
+    this.finish(
+      new ProtocolError('exec-server sent a binary WebSocket message that is not valid UTF-8'),
+    );
+    this.closedByUs = true;
+    this.socket.close(1007, 'invalid UTF-8');
   }
 
   private deliver(text: string): void {

@@ -3,7 +3,6 @@
  * message, Text frames out, Text or Binary (UTF-8) frames in, pings answered by `ws` itself.
  */
 import { asyncScheduler, interval, Observable, type SchedulerLike } from 'rxjs';
-import { TextDecoder } from 'node:util';
 import WebSocket from 'ws';
 import {
   ConnectError,
@@ -14,6 +13,7 @@ import {
 } from '../protocol/errors.js';
 import { deadlineScheduler } from './deadlineScheduler.js';
 import { DirectSubject } from './directSubject.js';
+import { webSocketMessageText } from './webSocketMessageText.js';
 import { errorMessage } from './errorMessage.js';
 import { formatDuration } from './formatDuration.js';
 import type { Transport } from './transport.js';
@@ -138,7 +138,6 @@ export function fromWebSocket(
   options: WebSocketTransportOptions = {},
 ): Transport {
   const incoming = new DirectSubject<string>();
-  let decoder: TextDecoder | undefined; // for Binary frames, which executors rarely send
   let closedByUs = false;
   let finished = false;
   let lastError: Error | undefined;
@@ -153,28 +152,16 @@ export function fromWebSocket(
 
   socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
     if (finished) return;
-    const bytes = Buffer.isBuffer(data)
-      ? data
-      : Array.isArray(data)
-        ? Buffer.concat(data)
-        : Buffer.from(data);
-    if (!isBinary) {
-      incoming.next(bytes.toString('utf8')); // ws already validated text frames as UTF-8
+    const text = webSocketMessageText(data, isBinary);
+    if (text !== undefined) {
+      incoming.next(text);
       return;
     }
-    let text: string;
-    try {
-      decoder ??= new TextDecoder('utf-8', { fatal: true });
-      text = decoder.decode(bytes);
-    } catch {
-      finish(
-        new ProtocolError('exec-server sent a binary WebSocket message that is not valid UTF-8'),
-      );
-      closedByUs = true;
-      socket.close(1007, 'invalid UTF-8');
-      return;
-    }
-    incoming.next(text);
+    finish(
+      new ProtocolError('exec-server sent a binary WebSocket message that is not valid UTF-8'),
+    );
+    closedByUs = true;
+    socket.close(1007, 'invalid UTF-8');
   });
   socket.on('error', (error: Error) => {
     lastError = error;
