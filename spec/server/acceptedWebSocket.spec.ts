@@ -1,22 +1,26 @@
 /**
- * The executor's own writing side of accepted WebSockets (acceptedWebSocket.ts): frames of
- * every length class reach a standard client intact, messages of one turn leave in one socket
- * write, split texts arrive joined, a close flushes first, and a peer that stops reading makes
- * the transport report a backlog — which pauses process output end to end without losing or
- * reordering a byte.
+ * The executor's accepted WebSockets (acceptedWebSocket.ts) against a standard client (`ws`):
+ * outbound, frames of every length class arrive intact, messages of one turn leave in one
+ * socket write, split texts arrive joined, a close flushes first, and a peer that stops
+ * reading makes the transport report a backlog — which pauses process output end to end
+ * without losing or reordering a byte; inbound, texts arrive in order, Pings are answered,
+ * and the ends of a connection are told apart.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { acceptedWebSocket } from '../../src/server/acceptedWebSocket.js';
+import type { UndecodableMessageTransport } from '../../src/server/undecodableMessage.js';
+import { switchingProtocols } from '../../src/server/webSocketUpgrade.js';
 import type { BackpressureTransport } from '../../src/server/backpressure.js';
 import type { SplitTextTransport } from '../../src/server/splitText.js';
 import { startExecServer, type ExecServer } from '../../src/server/index.js';
 import { RawClient } from './rawClient.js';
 
-type ServerTransport = SplitTextTransport & BackpressureTransport;
+type ServerTransport = SplitTextTransport & BackpressureTransport & UndecodableMessageTransport;
 
 interface Pair {
   transport: ServerTransport;
@@ -33,14 +37,12 @@ afterEach(async () => {
 
 /** A real loopback WebSocket: our transport on the accepting side, `ws` as the client. */
 async function pair(): Promise<Pair> {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const server: Server = createServer();
   const accepted = new Promise<{ transport: ServerTransport; raw: Duplex }>((resolve) =>
-    server.on('upgrade', (request, socket: Duplex, head: Buffer) =>
-      wss.handleUpgrade(request, socket, head, (ws) =>
-        resolve({ transport: acceptedWebSocket(ws, socket) as ServerTransport, raw: socket }),
-      ),
-    ),
+    server.on('upgrade', (request, socket: Socket, head: Buffer) => {
+      socket.write(switchingProtocols(String(request.headers['sec-websocket-key'])));
+      resolve({ transport: acceptedWebSocket(socket, head), raw: socket });
+    }),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -58,7 +60,6 @@ async function pair(): Promise<Pair> {
   cleanups.push(async () => {
     client.terminate();
     transport.close();
-    wss.close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
@@ -124,12 +125,12 @@ describe('acceptedWebSocket (outbound frames)', () => {
     expect(received[0]).toBe(`{"chunk":"${'QUJD'.repeat(3000)}","ü":1}`);
   });
 
-  it('flushes pending messages before its close frame', async () => {
+  it('flushes pending messages, then closes the connection without a Close frame (as the binary)', async () => {
     const { transport, client, received } = await pair();
     const closed = new Promise<number>((resolve) => client.once('close', resolve));
     transport.send('{"last":true}');
     transport.close();
-    expect(await closed).toBe(1000);
+    expect(await closed).toBe(1006); // `ws` reports a connection that ended without a Close frame
     expect(received).toEqual(['{"last":true}']);
   });
 
@@ -171,13 +172,75 @@ describe('acceptedWebSocket (inbound)', () => {
     expect(late).toBe(true);
   });
 
-  it('errors on a Binary message that is not UTF-8', async () => {
+  it('reports a Binary message that is not UTF-8 by its JSON error, in order, and stays open', async () => {
+    const { transport, client } = await pair();
+    const inbound: string[] = [];
+    transport.incoming$.subscribe((text) => inbound.push(`text ${text}`));
+    transport.onUndecodable((detail) => inbound.push(`undecodable ${detail}`));
+    client.send('{"a":1}');
+    client.send(Buffer.from('{"id":7,"method":"a\xff"}', 'latin1'), { binary: true });
+    client.send(Buffer.from([0x7b, 0xff, 0x7d]), { binary: true });
+    // Bad bytes after a complete value are ignored, as all trailing input is.
+    client.send(Buffer.from('{"b":2}\xff', 'latin1'), { binary: true });
+    client.send('{"c":3}');
+    await until(() => inbound.length === 5, 'five messages');
+    expect(inbound).toEqual([
+      'text {"a":1}',
+      'undecodable invalid unicode code point at line 1 column 21',
+      'undecodable key must be a string at line 1 column 2',
+      'text {"b":2}\ufffd',
+      'text {"c":3}',
+    ]);
+    expect(client.readyState).toBe(WebSocket.OPEN);
+  });
+
+  it('answers a Ping with a Pong carrying its payload', async () => {
+    const { transport, client } = await pair();
+    transport.incoming$.subscribe();
+    const pong = new Promise<Buffer>((resolve) => client.once('pong', resolve));
+    client.ping(Buffer.from('are you there'));
+    expect((await pong).toString()).toBe('are you there');
+  });
+
+  it('sends a keepalive Ping at its interval', async () => {
+    const server: Server = createServer();
+    server.on('upgrade', (request, socket: Socket, head: Buffer) => {
+      socket.write(switchingProtocols(String(request.headers['sec-websocket-key'])));
+      const transport = acceptedWebSocket(socket, head, { keepaliveIntervalMs: 20 });
+      cleanups.push(() => transport.close());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    cleanups.push(() => client.terminate());
+    const ping = await new Promise<Buffer>((resolve) => client.once('ping', resolve));
+    expect(ping.length).toBe(0);
+  });
+
+  it('errors, and hangs up, when the peer breaks the protocol', async () => {
     const { transport, client } = await pair();
     const failure = new Promise<Error>((resolve) =>
       transport.incoming$.subscribe({ error: (error: Error) => resolve(error) }),
     );
-    client.send(Buffer.from([0xff, 0xfe]), { binary: true });
-    expect((await failure).message).toMatch(/not valid UTF-8/);
+    const closed = new Promise<number>((resolve) => client.once('close', resolve));
+    // A Text frame that is not UTF-8: tungstenite refuses it, so does the reader.
+    client.send(Buffer.from([0xff, 0xfe]), { binary: false });
+    expect((await failure).message).toMatch(
+      /broke the WebSocket protocol: a Text message is not valid UTF-8/,
+    );
+    expect(await closed).toBe(1006);
+  });
+
+  it('errors when the connection ends without a Close frame', async () => {
+    const { transport, client } = await pair();
+    const failure = new Promise<Error>((resolve) =>
+      transport.incoming$.subscribe({ error: (error: Error) => resolve(error) }),
+    );
+    client.terminate();
+    expect((await failure).message).toMatch(/exec-server transport disconnected/);
   });
 });
 

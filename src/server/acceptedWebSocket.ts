@@ -1,34 +1,20 @@
-/**
- * The Transport of one WebSocket the executor's listener accepted. Inbound it behaves like
- * `fromWebSocket` (Text or UTF-8 Binary messages; a clean close completes, anything else
- * errors); outbound it writes the frames itself, straight onto the upgraded TCP socket:
- *
- * - process output sent in one turn of the event loop (a 64 KiB pipe read gives eight 8 KiB
- *   `process/output` notifications) becomes unmasked Text frames back to back in one buffer,
- *   written with one socket write at the end of the turn, and any message sent behind it
- *   joins that write; other messages are written at once, header and payload in one buffer
- *   — where `ws` writes each string payload and its header as two chunks through a corked
- *   stream;
- * - `process/output` texts arrive in pieces (`SplitText`), so their base64 chunk is copied
- *   into the buffer once, without being joined into a new string or scanned as UTF-8.
- *
- * Both are what make replies and output cheaper than through `ws.send`. `ws` still owns the
- * handshake, the reading side, pings/pongs and the close handshake; its own frames (pong,
- * ping, close) are written synchronously by its sender (no compression is negotiated), so
- * they never land inside one of ours. Pending frames are flushed before any close.
- */
-import type { Duplex } from 'node:stream';
+import { isUtf8 } from 'node:buffer';
+import type { Socket } from 'node:net';
+import { TextDecoder } from 'node:util';
 import { type Subscription, interval } from 'rxjs';
-import WebSocket from 'ws';
-import { DisconnectedError, DisconnectReason, ProtocolError } from '../protocol/errors.js';
+import { DisconnectedError, DisconnectReason } from '../protocol/errors.js';
 import { DirectSubject } from '../transport/directSubject.js';
-import { webSocketMessageText } from '../transport/webSocketMessageText.js';
-import type { Transport } from '../transport/transport.js';
 import type { BackpressureTransport } from './backpressure.js';
+import { undecodableJsonError } from './jsonSyntax.js';
 import type { SplitText, SplitTextTransport } from './splitText.js';
+import type { UndecodableMessageTransport } from './undecodableMessage.js';
+import { WebSocketFrameReader, type FrameReaderSink } from './webSocketFrameReader.js';
 
 const OPCODE_TEXT = 0x1;
+const OPCODE_PONG = 0xa;
 const FIN = 0x80;
+/** An empty Ping, the binary's keepalive. */
+const PING_FRAME = Buffer.from([0x89, 0x00]);
 
 /** Length of the header of an unmasked frame with a payload of `length` bytes (RFC 6455 §5.2). */
 function frameHeaderLength(length: number): number {
@@ -51,6 +37,27 @@ function writeTextFrameHeader(target: Buffer, offset: number, length: number): n
   target.writeUInt32BE(Math.floor(length / 2 ** 32), offset + 2);
   target.writeUInt32BE(length >>> 0, offset + 6);
   return offset + 10;
+}
+
+/** Texts up to this many UTF-16 units make frames of at most 3 KiB (3 UTF-8 bytes each). */
+const SMALL_TEXT_CHARS = 1024;
+
+/**
+ * The Text frame of a short `text`, in a buffer from Node's shared pool. The text is encoded
+ * once, behind room for the longest header it can need; its header then goes right before it.
+ */
+function smallTextFrame(text: string): Buffer {
+  const buffer = Buffer.allocUnsafe(4 + 3 * text.length);
+  const length = buffer.write(text, 4, 'utf8');
+  if (length < 126) {
+    buffer[2] = FIN | OPCODE_TEXT;
+    buffer[3] = length;
+    return buffer.subarray(2, 4 + length);
+  }
+  buffer[0] = FIN | OPCODE_TEXT;
+  buffer[1] = 126;
+  buffer.writeUInt16BE(length, 2);
+  return buffer.subarray(0, 4 + length);
 }
 
 /** An outbound message waiting for the end of the turn, with its UTF-8 length. */
@@ -115,78 +122,118 @@ export interface AcceptedWebSocketOptions {
 }
 
 /**
- * Wraps `socket` (as handed over by `WebSocketServer.handleUpgrade`) and `raw`, the TCP socket
- * it was upgraded from. Subscribe to `incoming$` synchronously: messages are not buffered.
+ * Takes over `socket`, upgraded to a WebSocket (its `101` already written); `head` holds any
+ * bytes that came behind the handshake. Subscribe to `incoming$` synchronously: messages are
+ * not buffered.
  */
 export function acceptedWebSocket(
-  socket: WebSocket,
-  raw: Duplex,
+  socket: Socket,
+  head: Buffer,
   options: AcceptedWebSocketOptions = {},
-): Transport {
-  return new AcceptedWebSocket(socket, raw, options);
+): SplitTextTransport & BackpressureTransport & UndecodableMessageTransport {
+  return new AcceptedWebSocket(socket, head, options);
 }
 
-class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
+class AcceptedWebSocket
+  implements SplitTextTransport, BackpressureTransport, UndecodableMessageTransport, FrameReaderSink
+{
   /** Hot; delivers straight to its subscribers (see DirectSubject). */
   private readonly incoming = new DirectSubject<string>();
   readonly incoming$ = this.incoming.observable;
+  private readonly reader = new WebSocketFrameReader(this);
   private readonly keepalive: Subscription | undefined;
   /** Output buffers whose writes have completed, for reuse. */
   private readonly spareSlabs: Buffer[] = [];
   /** Messages sent this turn, written together once it ends. */
   private pending: PendingMessage[] = [];
-  private closedByUs = false;
+  private undecodable: ((detail: string) => void) | undefined;
   private finished = false;
-  private lastError: Error | undefined;
 
   constructor(
-    private readonly socket: WebSocket,
-    private readonly raw: Duplex,
+    private readonly socket: Socket,
+    head: Buffer,
     options: AcceptedWebSocketOptions,
   ) {
-    socket.on('message', (data: WebSocket.RawData, isBinary: boolean) =>
-      this.receive(data, isBinary),
-    );
-    socket.on('error', (error: Error) => (this.lastError = error));
-    socket.on('close', (code: number, reason: Buffer) => this.onClose(code, reason));
+    socket.setNoDelay(true);
+    socket.setTimeout(0);
+    socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
+    socket.on('end', () => this.hangUp('the connection ended without a Close frame'));
+    socket.on('error', (error: Error) => this.hangUp(error.message, error));
+    socket.on('close', () => this.finish('the connection closed'));
     this.keepalive =
       options.keepaliveIntervalMs === undefined
         ? undefined
-        : interval(options.keepaliveIntervalMs).subscribe(() => {
-            if (socket.readyState === WebSocket.OPEN) socket.ping();
-          });
-    if (socket.readyState !== WebSocket.OPEN) {
-      this.finish(new DisconnectedError(DisconnectReason.transportDisconnected));
-    }
+        : interval(options.keepaliveIntervalMs).subscribe(() => this.writeNow(PING_FRAME));
+    if (socket.destroyed) this.finish('the connection closed');
+    else if (head.length > 0) this.reader.push(head);
   }
 
   /** A reply or a lone notification: written at once unless output is waiting before it. */
   send(message: string): void {
-    if (this.finished || this.socket.readyState !== WebSocket.OPEN) return;
-    this.pending.push(pendingMessage(message));
-    if (this.pending.length === 1) this.flush();
+    if (this.finished) return;
+    if (this.pending.length === 0 && message.length <= SMALL_TEXT_CHARS) {
+      this.socket.write(smallTextFrame(message));
+      return;
+    }
+    if (this.pending.push(pendingMessage(message)) === 1) this.flush();
   }
 
   /** Process output: comes in bursts (one per pipe read), so it waits for the end of the turn. */
   sendSplit(text: SplitText): void {
-    if (this.finished || this.socket.readyState !== WebSocket.OPEN) return;
+    if (this.finished) return;
     if (this.pending.push(pendingMessage(text)) === 1) queueMicrotask(this.flush);
   }
 
+  onUndecodable(handler: (detail: string) => void): void {
+    this.undecodable = handler;
+  }
+
   get backedUp(): boolean {
-    return this.raw.writableLength > BACKLOG_LIMIT_BYTES;
+    return this.socket.writableLength > BACKLOG_LIMIT_BYTES;
   }
 
   onceDrained(drained: () => void): void {
-    this.raw.once('drain', drained);
+    this.socket.once('drain', drained);
   }
 
+  /** Writes what is pending, then closes the TCP connection (no Close frame, as the binary). */
   close(): void {
-    if (this.closedByUs) return;
+    if (this.finished) return;
     this.flush();
-    this.closedByUs = true;
-    this.finish();
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.close(1000);
+    this.hangUp();
+  }
+
+  // FrameReaderSink: what the peer sent.
+
+  message(data: Buffer, binary: boolean, ascii: boolean): void {
+    if (this.finished) return;
+    if (ascii) {
+      this.incoming.next(data.toString('latin1')); // the cheapest decode, exact for ASCII
+      return;
+    }
+    if (!binary || isUtf8(data)) {
+      this.incoming.next(data.toString('utf8'));
+      return;
+    }
+    const detail = undecodableJsonError(data);
+    if (detail !== undefined && this.undecodable) this.undecodable(detail);
+    else this.incoming.next(new TextDecoder().decode(data));
+  }
+
+  ping(payload: Buffer): void {
+    const frame = Buffer.allocUnsafe(2 + payload.length);
+    frame[0] = FIN | OPCODE_PONG;
+    frame[1] = payload.length;
+    payload.copy(frame, 2);
+    this.writeNow(frame);
+  }
+
+  peerClosed(): void {
+    this.hangUp();
+  }
+
+  violation(reason: string): void {
+    this.hangUp(`the peer broke the WebSocket protocol: ${reason}`);
   }
 
   /** Writes the messages sent so far as frames in one buffer, with one socket write. */
@@ -194,56 +241,48 @@ class AcceptedWebSocket implements SplitTextTransport, BackpressureTransport {
     const messages = this.pending;
     if (messages.length === 0) return;
     this.pending = [];
-    // Closed meanwhile (by the peer, or the socket failed): the frames have nowhere to go.
-    if (this.socket.readyState !== WebSocket.OPEN) return;
+    if (this.finished) return; // closed meanwhile: the frames have nowhere to go
     const length = framesLength(messages);
     if (length > SLAB_BYTES) {
-      this.raw.write(textFrames(messages));
+      this.socket.write(textFrames(messages));
       return;
     }
     const slab = this.spareSlabs.pop() ?? Buffer.allocUnsafeSlow(SLAB_BYTES);
     writeTextFrames(slab, messages);
     // Once written the slab is free again (the callback also runs when the write fails).
-    this.raw.write(slab.subarray(0, length), () => {
+    this.socket.write(slab.subarray(0, length), () => {
       if (this.spareSlabs.length < SPARE_SLABS) this.spareSlabs.push(slab);
     });
   };
 
-  private receive(data: WebSocket.RawData, isBinary: boolean): void {
-    if (this.finished) return;
-    const text = webSocketMessageText(data, isBinary);
-    if (text !== undefined) {
-      this.deliver(text);
-      return;
-    }
-    this.finish(
-      new ProtocolError('exec-server sent a binary WebSocket message that is not valid UTF-8'),
-    );
-    this.closedByUs = true;
-    this.socket.close(1007, 'invalid UTF-8');
+  /** A control frame: between two whole writes of ours, so never inside another frame. */
+  private writeNow(frame: Buffer): void {
+    if (!this.finished) this.socket.write(frame);
   }
 
-  private deliver(text: string): void {
-    this.incoming.next(text);
+  /**
+   * Ends the connection, cleanly or for `failure`: stops reading, and closes our side of the
+   * TCP connection once what is written has gone.
+   */
+  private hangUp(failure?: string, cause?: Error): void {
+    this.finish(failure, cause);
+    this.reader.stop();
+    if (this.socket.destroyed || this.socket.writableEnded) return;
+    this.socket.end(() => this.socket.destroy());
   }
 
-  private onClose(code: number, reason: Buffer): void {
-    if (this.closedByUs || code === 1000 || code === 1001) return this.finish();
-    const detail =
-      this.lastError?.message ??
-      `connection closed with code ${code}${reason.length > 0 ? ` (${reason.toString('utf8')})` : ''}`;
-    this.finish(
-      new DisconnectedError(`${DisconnectReason.transportDisconnected}: ${detail}`, {
-        cause: this.lastError,
-      }),
-    );
-  }
-
-  private finish(error?: Error): void {
+  /** Completes `incoming$`, or errors it when the connection failed; only the first call counts. */
+  private finish(failure?: string, cause?: Error): void {
     if (this.finished) return;
     this.finished = true;
+    this.pending = [];
     this.keepalive?.unsubscribe();
-    if (error) this.incoming.error(error);
-    else this.incoming.complete();
+    if (failure === undefined) {
+      this.incoming.complete();
+    } else {
+      this.incoming.error(
+        new DisconnectedError(`${DisconnectReason.transportDisconnected}: ${failure}`, { cause }),
+      );
+    }
   }
 }

@@ -24,6 +24,7 @@ import { RpcFailure } from './rpcFailure.js';
 import { PreformattedJson } from './preformattedJson.js';
 import { acceptsSplitText } from './splitText.js';
 import { reportsBackpressure } from './backpressure.js';
+import { reportsUndecodable } from './undecodableMessage.js';
 import type { Session, SessionOwner, SessionRegistry } from './sessionRegistry.js';
 
 export interface ConnectionOptions {
@@ -36,6 +37,11 @@ export interface ConnectionOptions {
   readonly parseErrorPrefix: string;
 }
 
+/** An inbound message with no text form, by the JSON error detail it gets (undecodableMessage.ts). */
+class UndecodableMessage {
+  constructor(readonly detail: string) {}
+}
+
 export class ConnectionProcessor implements SessionOwner {
   private session: Session | undefined;
   private initializeDone = false;
@@ -46,6 +52,7 @@ export class ConnectionProcessor implements SessionOwner {
   /** Tail of the inbound work still awaited (pre-handshake requests); undefined when idle. */
   private queue: Promise<void> | undefined;
   private readonly subscription: Subscription;
+  private context: HandlerContext | undefined;
   private readonly fileHandles = new FileHandleTable();
   private readonly http: HttpRequests;
   private resolveDone!: () => void;
@@ -62,6 +69,8 @@ export class ConnectionProcessor implements SessionOwner {
       error: () => void this.finish(),
       complete: () => void this.finish(),
     });
+    if (reportsUndecodable(transport))
+      transport.onUndecodable((detail) => this.take(new UndecodableMessage(detail)));
   }
 
   /** Ends the connection: closes the transport and detaches the session. */
@@ -121,7 +130,7 @@ export class ConnectionProcessor implements SessionOwner {
    * handled at once, in this turn (no promise hop), which is what keeps a synchronous
    * handler's reply latency low; otherwise it waits behind the pending work.
    */
-  private take(text: string): void {
+  private take(text: string | UndecodableMessage): void {
     if (this.queue) {
       const next = this.queue.then(() => this.handleText(text));
       this.track(next);
@@ -147,11 +156,11 @@ export class ConnectionProcessor implements SessionOwner {
   }
 
   /** Handles one text; returns a promise only when later texts must wait for it. */
-  private handleText(text: string): Promise<void> | undefined {
+  private handleText(text: string | UndecodableMessage): Promise<void> | undefined {
     if (this.closed) return;
     // Step 1 of spec §3.2: a session taken over by another connection ends this one.
     if (this.session && this.session.owner !== this) return void this.finish();
-    const inbound = parseInbound(text);
+    const inbound = typeof text === 'string' ? parseInbound(text) : { error: text.detail };
     if ('error' in inbound) {
       this.replyError(
         -1,
@@ -244,14 +253,20 @@ export class ConnectionProcessor implements SessionOwner {
         `client must send initialized before using ${spec.family} methods`,
       );
     }
-    const session = this.session;
-    const context: HandlerContext = {
-      processes: session.processes,
-      fileHandles: this.fileHandles,
-      http: this.http,
-      stillAttached: () => session.owner === this,
-    };
-    return spec.run(context, params);
+    return spec.run(this.handlerContext(this.session), params);
+  }
+
+  /** What handlers see of `session` and this connection; made once per session. */
+  private handlerContext(session: Session): HandlerContext {
+    if (this.context?.processes !== session.processes) {
+      this.context = {
+        processes: session.processes,
+        fileHandles: this.fileHandles,
+        http: this.http,
+        stillAttached: () => session.owner === this,
+      };
+    }
+    return this.context;
   }
 
   private async finish(): Promise<void> {

@@ -4,6 +4,8 @@
  * object keys, which the executor's bounded decoder rejects and `JSON.parse` would silently
  * merge. Returns where the first JSON value ends, or the error text.
  */
+import { TextDecoder } from 'node:util';
+
 /** serde_json's default recursion limit. */
 const MAX_NESTING = 128;
 /** The executor's bound on JSON values per message (object keys not counted). */
@@ -19,7 +21,12 @@ class SyntaxFailure extends Error {
   }
 }
 
-export function scanJson(text: string): { end: number } | { error: string } {
+/**
+ * Scans the first JSON value of `text`. `invalidUnicodeAt` marks a character that stands for
+ * bytes that were not UTF-8 (see `undecodableJsonError`): inside a string it is serde_json's
+ * `invalid unicode code point`, reported at the string's closing quote.
+ */
+export function scanJson(text: string, invalidUnicodeAt = -1): { end: number } | { error: string } {
   let pos = 0;
   let depth = 0;
   let values = 0;
@@ -68,6 +75,7 @@ export function scanJson(text: string): { end: number } | { error: string } {
       if (pos >= text.length) fail('EOF while parsing a string');
       const char = text[pos] as string;
       if (char === '"') {
+        if (invalidUnicodeAt >= start && invalidUnicodeAt < pos) fail('invalid unicode code point');
         pos += 1;
         return text.slice(start, pos - 1);
       }
@@ -275,4 +283,52 @@ function slowParse(text: string): { value: unknown } | { error: string } {
   const scanned = scanJson(text);
   if ('error' in scanned) return scanned;
   return { value: JSON.parse(text.slice(0, scanned.end)) as unknown };
+}
+
+/** Index of the first byte of `bytes` that does not start a well-formed UTF-8 sequence, or -1. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let index = 0;
+  while (index < bytes.length) {
+    const lead = bytes[index] as number;
+    if (lead < 0x80) {
+      index += 1;
+      continue;
+    }
+    // Continuation bytes needed, and the range of the first one (RFC 3629 §4).
+    let following: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) following = 1;
+    else if (lead >= 0xe0 && lead <= 0xef) {
+      following = 2;
+      if (lead === 0xe0) low = 0xa0;
+      if (lead === 0xed) high = 0x9f;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      following = 3;
+      if (lead === 0xf0) low = 0x90;
+      if (lead === 0xf4) high = 0x8f;
+    } else return index;
+    const second = bytes[index + 1];
+    if (second === undefined || second < low || second > high) return index;
+    for (let offset = 2; offset <= following; offset += 1) {
+      const next = bytes[index + offset];
+      if (next === undefined || (next & 0xc0) !== 0x80) return index;
+    }
+    index += following + 1;
+  }
+  return -1;
+}
+
+/**
+ * The serde_json error for a message that is not UTF-8 (the binary parses a Binary WebSocket
+ * message as bytes), or undefined when the bad bytes follow a complete value (ignored, as all
+ * trailing input is) — then the message is read as its lossy text.
+ */
+export function undecodableJsonError(bytes: Uint8Array): string | undefined {
+  const invalid = firstInvalidUtf8(bytes);
+  const decoder = new TextDecoder(); // not fatal: bad bytes become U+FFFD
+  const text = decoder.decode(bytes);
+  const invalidAt = invalid === -1 ? -1 : decoder.decode(bytes.subarray(0, invalid)).length;
+  const scanned = scanJson(text, invalidAt);
+  return 'error' in scanned ? scanned.error : undefined;
 }

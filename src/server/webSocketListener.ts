@@ -1,18 +1,23 @@
 /**
- * The `--listen ws://IP:PORT` listener (spec §1.2): one HTTP server whose `/` upgrades to a
- * WebSocket connection, `GET /readyz` answers 200, and any request carrying `Origin` is
- * refused with 403 (cross-site WebSocket hijacking). Each socket is one connection, pinged
- * every 30 s.
+ * The `--listen ws://IP:PORT` listener (spec §1.2): one HTTP server where `GET /readyz`
+ * answers 200, `/` upgrades to a WebSocket connection (handshake checked as the binary's axum
+ * checks it, see webSocketUpgrade.ts), other paths answer 404, and any request carrying
+ * `Origin` is refused with 403 (cross-site WebSocket hijacking). Each socket is one
+ * connection, pinged every 30 s.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
 import type { Transport } from '../transport/transport.js';
 import { acceptedWebSocket } from './acceptedWebSocket.js';
+import {
+  closingResponse,
+  switchingProtocols,
+  upgradeRefusal,
+  type HttpRefusal,
+} from './webSocketUpgrade.js';
 
 export const WEBSOCKET_KEEPALIVE_INTERVAL_MS = 30_000;
-/** axum/tungstenite default message size limit. */
-export const MAX_WEBSOCKET_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 export interface WebSocketListenerOptions {
   host: string;
@@ -28,15 +33,20 @@ export interface WebSocketListener {
   close(): Promise<void>;
 }
 
-function respond(response: ServerResponse, status: number, body = '', contentType?: string): void {
-  const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(body) };
-  if (contentType) headers['content-type'] = contentType;
-  response.writeHead(status, headers);
-  response.end(body);
+/** How the listener answers a request that is not (or cannot become) a WebSocket. */
+function routeRefusal(request: IncomingMessage): HttpRefusal | undefined {
+  if (request.headers.origin !== undefined) return { status: 403, body: '' };
+  const path = (request.url ?? '/').split('?')[0];
+  if (path === '/readyz') return { status: 200, body: '' };
+  if (path !== '/') return { status: 404, body: '' };
+  return upgradeRefusal(request);
 }
 
-function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+function respond(response: ServerResponse, { status, body }: HttpRefusal): void {
+  const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(body) };
+  if (body !== '') headers['content-type'] = 'text/plain; charset=utf-8';
+  response.writeHead(status, headers);
+  response.end(body);
 }
 
 function formatHost(host: string): string {
@@ -46,36 +56,28 @@ function formatHost(host: string): string {
 export async function listenWebSocket(
   options: WebSocketListenerOptions,
 ): Promise<WebSocketListener> {
-  const wss = new WebSocketServer({
-    noServer: true,
-    perMessageDeflate: false,
-    maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES,
-  });
-  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const path = (request.url ?? '/').split('?')[0];
-    if (request.headers.origin !== undefined) return respond(response, 403);
-    if (path === '/readyz') return respond(response, 200);
-    if (path === '/')
-      return respond(
-        response,
-        400,
-        "Connection header did not include 'upgrade'",
-        'text/plain; charset=utf-8',
-      );
-    respond(response, 404);
-  });
-  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+  const upgraded = new Set<Socket>();
+  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) =>
+    // A plain request to `/` fails the handshake checks (at the latest, for the missing
+    // `Connection: upgrade`), exactly as the binary words it.
+    respond(response, routeRefusal(request) ?? { status: 400, body: '' }),
+  );
+  server.on('upgrade', (request: IncomingMessage, duplex: Duplex, head: Buffer) => {
+    const socket = duplex as Socket;
     socket.on('error', () => undefined);
-    if (request.headers.origin !== undefined) return refuseUpgrade(socket, 403, 'Forbidden');
-    const path = (request.url ?? '/').split('?')[0];
-    if (path !== '/') return refuseUpgrade(socket, 404, 'Not Found');
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      const peer = `${formatHost(request.socket.remoteAddress ?? 'unknown')}:${request.socket.remotePort ?? 0}`;
-      const transport = acceptedWebSocket(ws, socket, {
-        keepaliveIntervalMs: options.keepaliveIntervalMs ?? WEBSOCKET_KEEPALIVE_INTERVAL_MS,
-      });
-      options.onConnection(transport, `exec-server websocket ${peer}`);
+    const refusal = routeRefusal(request);
+    if (refusal) {
+      socket.end(closingResponse(request.httpVersion, refusal, request.method));
+      return;
+    }
+    socket.write(switchingProtocols(String(request.headers['sec-websocket-key'])));
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    const peer = `${formatHost(socket.remoteAddress ?? 'unknown')}:${socket.remotePort ?? 0}`;
+    const transport = acceptedWebSocket(socket, head, {
+      keepaliveIntervalMs: options.keepaliveIntervalMs ?? WEBSOCKET_KEEPALIVE_INTERVAL_MS,
     });
+    options.onConnection(transport, `exec-server websocket ${peer}`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -89,8 +91,7 @@ export async function listenWebSocket(
   return {
     url: `ws://${formatHost(options.host)}:${port}`,
     close: async () => {
-      for (const client of wss.clients) client.terminate();
-      wss.close();
+      for (const socket of upgraded) socket.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

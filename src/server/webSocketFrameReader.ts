@@ -1,0 +1,238 @@
+/**
+ * The reading side of an accepted WebSocket (RFC 6455 §5), with the limits and strictness of
+ * the binary's tungstenite server: client frames must be masked, reserved bits and opcodes
+ * are refused, control frames are short and unfragmented, a frame carries at most 16 MiB
+ * and a message at most 64 MiB, and a Text message must be UTF-8. A violation ends reading
+ * (the binary then drops the connection without a Close frame).
+ *
+ * Frames usually arrive whole, one or more per socket read; such a frame is unmasked in
+ * place and handed on as a view of the chunk, with no copy. Only a frame split across reads
+ * is gathered, once all of its bytes are there.
+ */
+import { isUtf8 } from 'node:buffer';
+
+/** tungstenite's default `max_frame_size`. */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/** tungstenite's default `max_message_size` (axum does not change it). */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+const OPCODE_CONTINUATION = 0x0;
+const OPCODE_BINARY = 0x2;
+const OPCODE_CLOSE = 0x8;
+const OPCODE_PING = 0x9;
+const OPCODE_PONG = 0xa;
+
+/** Where the reader's findings go, in the order the frames arrived. */
+export interface FrameReaderSink {
+  /**
+   * A whole Text (valid UTF-8) or Binary message; `ascii` when all its bytes are ASCII (the
+   * reader sees each byte while unmasking). `data` is only valid during the call.
+   */
+  message(data: Buffer, binary: boolean, ascii: boolean): void;
+  /** A Ping with its payload (the caller answers with a Pong). */
+  ping(payload: Buffer): void;
+  /** The peer sent a Close frame; nothing after it is read. */
+  peerClosed(): void;
+  /** The peer broke the protocol; nothing after it is read. */
+  violation(reason: string): void;
+}
+
+export interface FrameReaderLimits {
+  readonly maxFrameBytes?: number;
+  readonly maxMessageBytes?: number;
+}
+
+/** Bytes a frame needs before it can be read, or a verdict. */
+const INCOMPLETE = 0;
+const STOPPED = -1;
+
+export class WebSocketFrameReader {
+  private readonly maxFrameBytes: number;
+  private readonly maxMessageBytes: number;
+  /** Bytes of an incomplete frame, and how many the frame (or its header) needs in all. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  private needed = 0;
+  /** The fragments of a message still in progress, and its opcode (0 when none). */
+  private fragments: Buffer[] = [];
+  private fragmentBytes = 0;
+  private fragmentsAscii = true;
+  private messageOpcode = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly sink: FrameReaderSink,
+    limits: FrameReaderLimits = {},
+  ) {
+    this.maxFrameBytes = limits.maxFrameBytes ?? MAX_FRAME_BYTES;
+    this.maxMessageBytes = limits.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  }
+
+  /** Reads the frames in `chunk` (the reader may change its bytes: frames are unmasked in place). */
+  push(chunk: Buffer): void {
+    if (this.stopped) return;
+    let data = chunk;
+    if (this.partialBytes > 0) {
+      this.partial.push(chunk);
+      this.partialBytes += chunk.length;
+      if (this.partialBytes < this.needed) return;
+      data = Buffer.concat(this.partial, this.partialBytes);
+      this.partial = [];
+      this.partialBytes = 0;
+    }
+    let offset = 0;
+    while (offset < data.length) {
+      const read = this.readFrame(data, offset);
+      if (read === STOPPED) return;
+      if (read === INCOMPLETE) {
+        // Kept as a view: the chunk is ours, and the rest of the frame is usually near.
+        this.partial.push(data.subarray(offset));
+        this.partialBytes = data.length - offset;
+        return;
+      }
+      offset += read;
+    }
+  }
+
+  /** Reads the frame at `offset`: returns its length, INCOMPLETE (setting `needed`) or STOPPED. */
+  private readFrame(data: Buffer, offset: number): number {
+    const available = data.length - offset;
+    if (available < 2) return this.need(2);
+    const first = data[offset] as number;
+    const second = data[offset + 1] as number;
+    const fin = (first & 0x80) !== 0;
+    const opcode = first & 0x0f;
+    if ((first & 0x70) !== 0) return this.violate('reserved bits are set');
+    if ((second & 0x80) === 0) return this.violate('a client frame is not masked');
+    let length = second & 0x7f;
+    let header = 6;
+    if (length === 126) {
+      header = 8;
+      if (available < 4) return this.need(4);
+      length = data.readUInt16BE(offset + 2);
+    } else if (length === 127) {
+      header = 14;
+      if (available < 10) return this.need(10);
+      // Anything at or above 2^32 is far beyond the frame limit.
+      if (data.readUInt32BE(offset + 2) !== 0) return this.violate('frame too long');
+      length = data.readUInt32BE(offset + 6);
+    }
+    const refusal = this.refusal(opcode, fin, length);
+    if (refusal !== undefined) return this.violate(refusal);
+    if (available < header + length) return this.need(header + length);
+    const start = offset + header;
+    const payload = data.subarray(start, start + length);
+    const ascii = unmask(payload, data, start - 4) < 0x80;
+    return this.take(opcode, fin, payload, ascii) ? header + length : STOPPED;
+  }
+
+  /** Why a frame with this header is refused, or undefined when it is acceptable. */
+  private refusal(opcode: number, fin: boolean, length: number): string | undefined {
+    if (opcode >= OPCODE_CLOSE) {
+      if (opcode > OPCODE_PONG) return `reserved opcode ${opcode}`;
+      if (!fin) return 'a control frame is fragmented';
+      if (length > 125) return 'a control frame is longer than 125 bytes';
+      return undefined;
+    }
+    if (opcode > OPCODE_BINARY) return `reserved opcode ${opcode}`;
+    if (opcode === OPCODE_CONTINUATION && this.messageOpcode === 0)
+      return 'a continuation frame without a message to continue';
+    if (opcode !== OPCODE_CONTINUATION && this.messageOpcode !== 0)
+      return 'a new message started before the previous one was finished';
+    if (length > this.maxFrameBytes)
+      return `frame of ${length} bytes is over the limit of ${this.maxFrameBytes}`;
+    if (this.fragmentBytes + length > this.maxMessageBytes)
+      return `message is over the limit of ${this.maxMessageBytes} bytes`;
+    return undefined;
+  }
+
+  /** Acts on one whole frame; false once reading has stopped. */
+  private take(opcode: number, fin: boolean, payload: Buffer, ascii: boolean): boolean {
+    switch (opcode) {
+      case OPCODE_PING:
+        this.sink.ping(payload);
+        return !this.stopped;
+      case OPCODE_PONG:
+        return true;
+      case OPCODE_CLOSE:
+        this.stopped = true;
+        this.sink.peerClosed();
+        return false;
+    }
+    if (fin && opcode !== OPCODE_CONTINUATION) return this.deliver(opcode, payload, ascii);
+    if (opcode !== OPCODE_CONTINUATION) this.messageOpcode = opcode;
+    // A view is enough: each socket read comes in a buffer of its own, which nobody reuses.
+    this.fragments.push(payload);
+    this.fragmentBytes += payload.length;
+    this.fragmentsAscii &&= ascii;
+    if (!fin) return true;
+    const message = Buffer.concat(this.fragments, this.fragmentBytes);
+    const messageOpcode = this.messageOpcode;
+    const messageAscii = this.fragmentsAscii;
+    this.fragments = [];
+    this.fragmentBytes = 0;
+    this.fragmentsAscii = true;
+    this.messageOpcode = 0;
+    return this.deliver(messageOpcode, message, messageAscii);
+  }
+
+  private deliver(opcode: number, data: Buffer, ascii: boolean): boolean {
+    const binary = opcode === OPCODE_BINARY;
+    if (!binary && !ascii && !isUtf8(data)) {
+      this.violate('a Text message is not valid UTF-8');
+      return false;
+    }
+    this.sink.message(data, binary, ascii);
+    return !this.stopped;
+  }
+
+  private need(bytes: number): number {
+    this.needed = bytes;
+    return INCOMPLETE;
+  }
+
+  private violate(reason: string): number {
+    this.stop();
+    this.sink.violation(reason);
+    return STOPPED;
+  }
+
+  /** Stops reading: later chunks are ignored. */
+  stop(): void {
+    this.stopped = true;
+    this.partial = [];
+    this.fragments = [];
+  }
+}
+
+/**
+ * XORs `payload` with the 4-byte masking key at `data[keyAt]` (RFC 6455 §5.3); returns the OR
+ * of the unmasked bytes (below 0x80: all ASCII).
+ */
+function unmask(payload: Buffer, data: Buffer, keyAt: number): number {
+  const k0 = data[keyAt] as number;
+  const k1 = data[keyAt + 1] as number;
+  const k2 = data[keyAt + 2] as number;
+  const k3 = data[keyAt + 3] as number;
+  const length = payload.length;
+  const whole = length & ~3;
+  let bits = 0;
+  let index = 0;
+  for (; index < whole; index += 4) {
+    const b0 = (payload[index] as number) ^ k0;
+    const b1 = (payload[index + 1] as number) ^ k1;
+    const b2 = (payload[index + 2] as number) ^ k2;
+    const b3 = (payload[index + 3] as number) ^ k3;
+    payload[index] = b0;
+    payload[index + 1] = b1;
+    payload[index + 2] = b2;
+    payload[index + 3] = b3;
+    bits |= b0 | b1 | b2 | b3;
+  }
+  for (; index < length; index += 1) {
+    const byte = (payload[index] as number) ^ (data[keyAt + (index & 3)] as number);
+    payload[index] = byte;
+    bits |= byte;
+  }
+  return bits;
+}
