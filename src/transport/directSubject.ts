@@ -7,7 +7,11 @@ import { Observable, type Subscriber } from 'rxjs';
  * `Subscriber.next` under 1 µs. A subscriber that arrives after the end gets the end.
  */
 export class DirectSubject<T> {
-  private readonly subscribers = new Set<Subscriber<T>>();
+  /**
+   * Replaced, never changed in place, so a delivery in progress is not disturbed. An array:
+   * an index loop over it is cheaper, cold, than iterating a Set.
+   */
+  private subscribers: readonly Subscriber<T>[] = [];
   private ending: { readonly error?: unknown } | undefined;
 
   readonly observable = new Observable<T>((subscriber) => {
@@ -16,8 +20,10 @@ export class DirectSubject<T> {
       else subscriber.complete();
       return undefined;
     }
-    this.subscribers.add(subscriber);
-    return () => this.subscribers.delete(subscriber);
+    this.subscribers = [...this.subscribers, subscriber];
+    return () => {
+      this.subscribers = this.subscribers.filter((other) => other !== subscriber);
+    };
   });
 
   get ended(): boolean {
@@ -26,7 +32,9 @@ export class DirectSubject<T> {
 
   next(value: T): void {
     if (this.ending) return;
-    for (const subscriber of this.subscribers) subscriber.next(value);
+    const subscribers = this.subscribers;
+    for (let index = 0; index < subscribers.length; index += 1)
+      (subscribers[index] as Subscriber<T>).next(value);
   }
 
   complete(): void {
@@ -40,8 +48,8 @@ export class DirectSubject<T> {
   private finish(ending: { readonly error?: unknown }): void {
     if (this.ending) return;
     this.ending = ending;
-    const subscribers = [...this.subscribers];
-    this.subscribers.clear();
+    const subscribers = this.subscribers;
+    this.subscribers = [];
     for (const subscriber of subscribers) {
       if ('error' in ending) subscriber.error(ending.error);
       else subscriber.complete();
