@@ -179,7 +179,9 @@ export function scanJson(text: string, invalidUnicodeAt = -1): { end: number } |
   };
   try {
     value();
-    // Like the binary, whatever follows the first complete value is ignored.
+    // serde_json's `from_str` / `from_slice`: only whitespace may follow the value.
+    skipWhitespace();
+    if (pos < text.length) fail('trailing characters');
     return { end: pos };
   } catch (error) {
     if (!(error instanceof SyntaxFailure)) throw error;
@@ -321,8 +323,9 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
 
 /**
  * The serde_json error for a message that is not UTF-8 (the binary parses a Binary WebSocket
- * message as bytes), or undefined when the bad bytes follow a complete value (ignored, as all
- * trailing input is) — then the message is read as its lossy text.
+ * message as bytes): bad bytes inside a string are an invalid code point, anywhere else they
+ * are an unexpected character (after the value: `trailing characters`). Undefined only for
+ * bytes that are UTF-8 JSON after all.
  */
 export function undecodableJsonError(bytes: Uint8Array): string | undefined {
   const invalid = firstInvalidUtf8(bytes);

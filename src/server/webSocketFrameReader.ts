@@ -10,6 +10,7 @@
  * is gathered, once all of its bytes are there.
  */
 import { isUtf8 } from 'node:buffer';
+import { TextDecoder } from 'node:util';
 
 /** tungstenite's default `max_frame_size`. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -17,6 +18,7 @@ export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 const OPCODE_CONTINUATION = 0x0;
+const OPCODE_TEXT = 0x1;
 const OPCODE_BINARY = 0x2;
 const OPCODE_CLOSE = 0x8;
 const OPCODE_PING = 0x9;
@@ -58,6 +60,8 @@ export class WebSocketFrameReader {
   private fragmentBytes = 0;
   private fragmentsAscii = true;
   private messageOpcode = 0;
+  /** Checks a fragmented Text message's UTF-8 as it arrives (tungstenite fails at once). */
+  private textCheck: TextDecoder | undefined;
   private stopped = false;
 
   constructor(
@@ -161,6 +165,16 @@ export class WebSocketFrameReader {
     }
     if (fin && opcode !== OPCODE_CONTINUATION) return this.deliver(opcode, payload, ascii);
     if (opcode !== OPCODE_CONTINUATION) this.messageOpcode = opcode;
+    // Until a fragment is not ASCII there is nothing to check, nor any partial character.
+    if (this.messageOpcode === OPCODE_TEXT && !fin && !(ascii && this.fragmentsAscii)) {
+      this.textCheck ??= new TextDecoder('utf-8', { fatal: true });
+      try {
+        this.textCheck.decode(payload, { stream: true });
+      } catch {
+        this.violate('a Text message is not valid UTF-8');
+        return false;
+      }
+    }
     // A view is enough: each socket read comes in a buffer of its own, which nobody reuses.
     this.fragments.push(payload);
     this.fragmentBytes += payload.length;
@@ -173,6 +187,7 @@ export class WebSocketFrameReader {
     this.fragmentBytes = 0;
     this.fragmentsAscii = true;
     this.messageOpcode = 0;
+    this.textCheck = undefined;
     return this.deliver(messageOpcode, message, messageAscii);
   }
 

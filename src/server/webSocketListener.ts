@@ -12,6 +12,7 @@ import type { Transport } from '../transport/transport.js';
 import { acceptedWebSocket } from './acceptedWebSocket.js';
 import {
   closingResponse,
+  firstHeader,
   switchingProtocols,
   upgradeRefusal,
   type HttpRefusal,
@@ -70,7 +71,7 @@ export async function listenWebSocket(
       socket.end(closingResponse(request.httpVersion, refusal, request.method));
       return;
     }
-    socket.write(switchingProtocols(String(request.headers['sec-websocket-key'])));
+    socket.write(switchingProtocols(firstHeader(request, 'sec-websocket-key') ?? ''));
     upgraded.add(socket);
     socket.once('close', () => upgraded.delete(socket));
     const peer = `${formatHost(socket.remoteAddress ?? 'unknown')}:${socket.remotePort ?? 0}`;

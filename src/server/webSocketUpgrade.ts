@@ -18,6 +18,8 @@ export interface UpgradeRequest {
   readonly method?: string;
   readonly httpVersion: string;
   readonly headers: IncomingHttpHeaders;
+  /** Each header's values as sent (Node's `IncomingMessage` has them). */
+  readonly headersDistinct?: NodeJS.Dict<string[]>;
 }
 
 const WEBSOCKET_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
@@ -31,8 +33,13 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   426: 'Upgrade Required',
 };
 
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
+/**
+ * The first value of header `name`, as axum reads it (`HeaderMap::get`): of two `Connection`
+ * lines only the first counts, where Node's `headers` would join them.
+ */
+export function firstHeader(request: UpgradeRequest, name: string): string | undefined {
+  const value = request.headersDistinct?.[name]?.[0] ?? request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** Whether the comma-separated header lists `token` (any case). */
@@ -42,15 +49,14 @@ function listsToken(value: string | undefined, token: string): boolean {
 
 /** Why the request to `/` cannot become a WebSocket, or undefined when it can. */
 export function upgradeRefusal(request: UpgradeRequest): HttpRefusal | undefined {
-  const { headers } = request;
   if (request.method !== 'GET') return { status: 405, body: 'Request method must be `GET`' };
-  if (!listsToken(headerText(headers.connection), 'upgrade'))
+  if (!listsToken(firstHeader(request, 'connection'), 'upgrade'))
     return { status: 400, body: "Connection header did not include 'upgrade'" };
-  if (headerText(headers.upgrade)?.toLowerCase() !== 'websocket')
+  if (firstHeader(request, 'upgrade')?.toLowerCase() !== 'websocket')
     return { status: 400, body: "`Upgrade` header did not include 'websocket'" };
-  if (headerText(headers['sec-websocket-version']) !== '13')
+  if (firstHeader(request, 'sec-websocket-version') !== '13')
     return { status: 400, body: "`Sec-WebSocket-Version` header did not include '13'" };
-  if (headers['sec-websocket-key'] === undefined)
+  if (firstHeader(request, 'sec-websocket-key') === undefined)
     return { status: 400, body: '`Sec-WebSocket-Key` header missing' };
   // HTTP/1.0 has no protocol switch (hyper then offers no upgrade).
   if (request.httpVersion === '1.0') {
