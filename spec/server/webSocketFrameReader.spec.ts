@@ -1,0 +1,623 @@
+/**
+ * WebSocketFrameReader on hand-built client frames: what a recording sink sees for whole,
+ * batched and arbitrarily split input, every length form, fragmentation with control frames
+ * in between, the `ascii` flag, unmasking, and each protocol violation (reported once, after
+ * which nothing more is read).
+ */
+import { describe, expect, it } from '@jest/globals';
+import {
+  WebSocketFrameReader,
+  type FrameReaderLimits,
+  type FrameReaderSink,
+} from '../../src/server/webSocketFrameReader.js';
+
+const CONTINUATION = 0x0;
+const TEXT = 0x1;
+const BINARY = 0x2;
+const CLOSE = 0x8;
+const PING = 0x9;
+const PONG = 0xa;
+
+type ReaderEvent =
+  | { kind: 'message'; hex: string; binary: boolean; ascii: boolean }
+  | { kind: 'ping'; hex: string }
+  | { kind: 'peerClosed' }
+  | { kind: 'violation'; reason: string };
+
+/** A sink that records what it is told (copies: `data` is only valid during the call). */
+class RecordingSink implements FrameReaderSink {
+  readonly events: ReaderEvent[] = [];
+  message(data: Buffer, binary: boolean, ascii: boolean): void {
+    this.events.push({ kind: 'message', hex: data.toString('hex'), binary, ascii });
+  }
+  ping(payload: Buffer): void {
+    this.events.push({ kind: 'ping', hex: payload.toString('hex') });
+  }
+  peerClosed(): void {
+    this.events.push({ kind: 'peerClosed' });
+  }
+  violation(reason: string): void {
+    this.events.push({ kind: 'violation', reason });
+  }
+}
+
+interface FrameOptions {
+  fin?: boolean;
+  /** RSV1..3 as a 3-bit number. */
+  rsv?: number;
+  masked?: boolean;
+  key?: readonly [number, number, number, number];
+  /** Length encoding: 7-bit when it fits, unless forced to the 16- or 64-bit form. */
+  lengthForm?: 7 | 16 | 64;
+}
+
+/** A client frame (RFC 6455 §5.2) as a peer would send it. */
+function frame(opcode: number, payload: Buffer | string, options: FrameOptions = {}): Buffer {
+  const body = Buffer.from(payload);
+  const { fin = true, rsv = 0, masked = true, key = [0x37, 0xfa, 0x21, 0x3d] } = options;
+  const length = body.length;
+  const form = options.lengthForm ?? (length < 126 ? 7 : length < 65_536 ? 16 : 64);
+  const maskBit = masked ? 0x80 : 0;
+  const head = [(fin ? 0x80 : 0) | (rsv << 4) | opcode];
+  if (form === 7) head.push(maskBit | length);
+  else if (form === 16) head.push(maskBit | 126, length >> 8, length & 0xff);
+  else {
+    const high = Math.floor(length / 2 ** 32);
+    head.push(maskBit | 127, ...uint32(high), ...uint32(length >>> 0));
+  }
+  if (!masked) return Buffer.concat([Buffer.from(head), body]);
+  return Buffer.concat([Buffer.from(head), Buffer.from(key), referenceMask(body, key)]);
+}
+
+function uint32(value: number): number[] {
+  return [(value >>> 24) & 0xff, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff];
+}
+
+/** RFC 6455 §5.3 written out the plain way: byte i XOR key[i mod 4]. */
+function referenceMask(payload: Buffer, key: readonly number[]): Buffer {
+  const out = Buffer.alloc(payload.length);
+  for (let index = 0; index < payload.length; index += 1) {
+    out[index] = (payload[index] as number) ^ (key[index % 4] as number);
+  }
+  return out;
+}
+
+/** Feeds `chunks` (copied: the reader unmasks in place) to a new reader; returns its events. */
+function read(chunks: readonly Buffer[], limits?: FrameReaderLimits): ReaderEvent[] {
+  const sink = new RecordingSink();
+  const reader = new WebSocketFrameReader(sink, limits);
+  for (const chunk of chunks) reader.push(Buffer.from(chunk));
+  return sink.events;
+}
+
+const text = (value: string): ReaderEvent => ({
+  kind: 'message',
+  hex: Buffer.from(value).toString('hex'),
+  binary: false,
+  ascii: /^[\x00-\x7f]*$/.test(value),
+});
+
+const binary = (bytes: Buffer): ReaderEvent => ({
+  kind: 'message',
+  hex: bytes.toString('hex'),
+  binary: true,
+  ascii: bytes.every((byte) => byte < 0x80),
+});
+
+/** A small deterministic generator (mulberry32), so failures can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function randomBytes(next: () => number, length: number): Buffer {
+  return Buffer.from(Array.from({ length }, () => Math.floor(next() * 256)));
+}
+
+describe('WebSocketFrameReader: reading frames', () => {
+  it('reads a single Text frame', () => {
+    expect(read([frame(TEXT, '{"id":1}')])).toEqual([text('{"id":1}')]);
+  });
+
+  it('reads several frames that arrive in one chunk, in order', () => {
+    const chunk = Buffer.concat([
+      frame(TEXT, 'one'),
+      frame(BINARY, Buffer.from([0, 1, 2, 0xff])),
+      frame(PING, 'p'),
+      frame(TEXT, 'two'),
+    ]);
+    expect(read([chunk])).toEqual([
+      text('one'),
+      binary(Buffer.from([0, 1, 2, 0xff])),
+      { kind: 'ping', hex: Buffer.from('p').toString('hex') },
+      text('two'),
+    ]);
+  });
+
+  it('reads an empty Text message', () => {
+    expect(read([frame(TEXT, '')])).toEqual([text('')]);
+  });
+
+  it('reads the 7-bit, 16-bit and 64-bit length forms, at their edges', () => {
+    const payloads = [125, 126, 65_535, 65_536, 70_000].map((length) =>
+      Buffer.alloc(length, 'x'.charCodeAt(0) + (length % 7)),
+    );
+    const events = read(payloads.map((payload) => frame(TEXT, payload)));
+    expect(events).toEqual(payloads.map((payload) => text(payload.toString())));
+    // Non-minimal forms are read too (as tungstenite does).
+    expect(
+      read([frame(TEXT, 'short', { lengthForm: 16 }), frame(TEXT, 'tiny', { lengthForm: 64 })]),
+    ).toEqual([text('short'), text('tiny')]);
+  });
+
+  it('reads a 64-bit-length frame that arrives in pieces', () => {
+    const payload = randomBytes(random(7), 70_000);
+    const bytes = frame(BINARY, payload);
+    const cuts = [1, 2, 5, 9, 10, 13, 14, 1_000, 65_550, bytes.length - 1];
+    const pieces = cuts.map((cut, index) => bytes.subarray(index === 0 ? 0 : cuts[index - 1], cut));
+    pieces.push(bytes.subarray(cuts[cuts.length - 1]));
+    expect(read(pieces)).toEqual([binary(payload)]);
+  });
+
+  it('joins a fragmented message, answering a Ping that comes between its fragments', () => {
+    const events = read([
+      frame(TEXT, '{"id":', { fin: false }),
+      frame(PING, 'mid'),
+      frame(CONTINUATION, '1,"x":', { fin: false }),
+      frame(PONG, 'ignored'),
+      frame(CONTINUATION, '2}'),
+      frame(TEXT, 'after'),
+    ]);
+    expect(events).toEqual([
+      { kind: 'ping', hex: Buffer.from('mid').toString('hex') },
+      text('{"id":1,"x":2}'),
+      text('after'),
+    ]);
+  });
+
+  it('joins a fragmented Binary message', () => {
+    const events = read([
+      frame(BINARY, Buffer.from([1, 2]), { fin: false }),
+      frame(CONTINUATION, Buffer.from([0x80, 3])),
+    ]);
+    expect(events).toEqual([binary(Buffer.from([1, 2, 0x80, 3]))]);
+  });
+
+  it('ignores a Pong', () => {
+    expect(read([frame(PONG, 'x'), frame(TEXT, 'a')])).toEqual([text('a')]);
+  });
+
+  it('reports a Ping with its payload, empty or 125 bytes long', () => {
+    const long = Buffer.alloc(125, 0xab);
+    expect(read([frame(PING, ''), frame(PING, long)])).toEqual([
+      { kind: 'ping', hex: '' },
+      { kind: 'ping', hex: long.toString('hex') },
+    ]);
+  });
+});
+
+describe('WebSocketFrameReader: the ascii flag', () => {
+  it('is set for ASCII text and cleared by any byte above 0x7f', () => {
+    const [ascii, accented, binaryHigh, binaryLow] = read([
+      frame(TEXT, '{"plain":"ascii ~\\u00e9"}'),
+      frame(TEXT, '{"x":"é"}'),
+      frame(BINARY, Buffer.from([0x41, 0x80])),
+      frame(BINARY, Buffer.from([0x00, 0x7f])),
+    ]);
+    expect(ascii).toMatchObject({ ascii: true });
+    expect(accented).toMatchObject({ ascii: false, binary: false });
+    expect(binaryHigh).toMatchObject({ ascii: false, binary: true });
+    expect(binaryLow).toMatchObject({ ascii: true, binary: true });
+  });
+
+  it('holds for a whole fragmented message, whichever fragment is not ASCII', () => {
+    const events = read([
+      frame(TEXT, 'abc', { fin: false }),
+      frame(CONTINUATION, 'def'),
+      frame(TEXT, 'abc', { fin: false }),
+      frame(CONTINUATION, 'dé', { fin: false }),
+      frame(CONTINUATION, 'f'),
+      frame(TEXT, 'é', { fin: false }),
+      frame(CONTINUATION, 'x'),
+      frame(TEXT, 'a', { fin: false }),
+      frame(CONTINUATION, 'b'),
+    ]);
+    expect(events.map((event) => (event.kind === 'message' ? event.ascii : event.kind))).toEqual([
+      true,
+      false,
+      false,
+      true,
+    ]);
+    expect(events).toEqual([text('abcdef'), text('abcdéf'), text('éx'), text('ab')]);
+  });
+
+  it('is correct at every position of the odd tail the unmasking loop handles bytewise', () => {
+    for (let length = 1; length <= 12; length += 1) {
+      for (let high = 0; high < length; high += 1) {
+        const payload = Buffer.alloc(length, 0x61);
+        payload[high] = 0x80;
+        const [event] = read([frame(BINARY, payload)]);
+        expect(event).toEqual(binary(payload));
+        expect(event).toMatchObject({ ascii: false });
+      }
+    }
+  });
+});
+
+describe('WebSocketFrameReader: unmasking', () => {
+  it('unmasks random payloads of every length from 0 to 300 like the plain XOR', () => {
+    const next = random(20_260_101);
+    for (let length = 0; length <= 300; length += 1) {
+      const payload = randomBytes(next, length);
+      const key = [0, 1, 2, 3].map(() => Math.floor(next() * 256)) as unknown as readonly [
+        number,
+        number,
+        number,
+        number,
+      ];
+      const wire = frame(BINARY, payload, { key });
+      // Independent of the reader: what is on the wire XOR the key is the payload.
+      const header = wire.length - length;
+      expect(referenceMask(wire.subarray(header), key)).toEqual(payload);
+      expect(read([wire])).toEqual([binary(payload)]);
+    }
+  });
+
+  it('unmasks a payload whose frame starts at an odd offset in the chunk', () => {
+    const next = random(99);
+    const payloads = [3, 17, 64, 129].map((length) => randomBytes(next, length));
+    const chunk = Buffer.concat([
+      frame(TEXT, 'x'), // 7 bytes: the next frame starts unaligned
+      ...payloads.map((payload) => frame(BINARY, payload, { key: [0xde, 0xad, 0xbe, 0xef] })),
+    ]);
+    expect(read([chunk])).toEqual([text('x'), ...payloads.map(binary)]);
+  });
+});
+
+describe('WebSocketFrameReader: input split anywhere', () => {
+  /** Frames of every kind the reader accepts, in one byte stream. */
+  const stream = Buffer.concat([
+    frame(TEXT, '{"id":1,"method":"a"}'),
+    frame(BINARY, Buffer.from([0xc3, 0xa9, 0x00, 0xff])),
+    frame(TEXT, 'frag-', { fin: false }),
+    frame(PING, 'between'),
+    frame(CONTINUATION, 'mént', { fin: false }),
+    frame(PONG, ''),
+    frame(CONTINUATION, '-end'),
+    frame(TEXT, Buffer.from([0x61, 0xe2]), { fin: false }), // '€' cut between fragments
+    frame(CONTINUATION, Buffer.from([0x82]), { fin: false }),
+    frame(CONTINUATION, Buffer.from([0xac, 0x62])),
+    frame(TEXT, 'y'.repeat(200)), // 16-bit length
+    frame(TEXT, 'z'.repeat(7), { lengthForm: 64 }),
+    frame(PING, ''),
+    frame(TEXT, ''),
+    frame(BINARY, Buffer.from('tail')),
+  ]);
+  const whole = read([stream]);
+
+  it('gives the expected events in one chunk', () => {
+    expect(whole).toEqual([
+      text('{"id":1,"method":"a"}'),
+      binary(Buffer.from([0xc3, 0xa9, 0x00, 0xff])),
+      { kind: 'ping', hex: Buffer.from('between').toString('hex') },
+      text('frag-mént-end'),
+      text('a€b'),
+      text('y'.repeat(200)),
+      text('z'.repeat(7)),
+      { kind: 'ping', hex: '' },
+      text(''),
+      binary(Buffer.from('tail')),
+    ]);
+  });
+
+  it('gives the same events when split in two at every byte boundary', () => {
+    for (let cut = 0; cut <= stream.length; cut += 1) {
+      const events = read([stream.subarray(0, cut), stream.subarray(cut)]);
+      if (JSON.stringify(events) !== JSON.stringify(whole)) {
+        throw new Error(`split at byte ${cut} of ${stream.length} read ${JSON.stringify(events)}`);
+      }
+    }
+  });
+
+  it('gives the same events when split in three at many pairs of boundaries', () => {
+    for (let first = 0; first <= stream.length; first += 3) {
+      for (let second = first; second <= stream.length; second += 5) {
+        const chunks = [
+          stream.subarray(0, first),
+          stream.subarray(first, second),
+          stream.subarray(second),
+        ];
+        const events = read(chunks);
+        if (JSON.stringify(events) !== JSON.stringify(whole)) {
+          throw new Error(`split at ${first} and ${second} read ${JSON.stringify(events)}`);
+        }
+      }
+    }
+  });
+
+  it('gives the same events when fed byte by byte', () => {
+    const bytes = Array.from({ length: stream.length }, (_, index) =>
+      stream.subarray(index, index + 1),
+    );
+    expect(read(bytes)).toEqual(whole);
+  });
+});
+
+describe('WebSocketFrameReader: violations', () => {
+  const next = frame(TEXT, 'never read');
+
+  /** Cases that break the protocol, each after a valid message; `limits` where they matter. */
+  const violations: Array<{
+    name: string;
+    frames: Buffer[];
+    reason: RegExp;
+    limits?: FrameReaderLimits;
+  }> = [
+    {
+      name: 'an unmasked frame',
+      frames: [frame(TEXT, 'x', { masked: false })],
+      reason: /not masked/,
+    },
+    { name: 'RSV1 set', frames: [frame(TEXT, 'x', { rsv: 4 })], reason: /reserved bits/ },
+    { name: 'RSV3 set on a Ping', frames: [frame(PING, 'x', { rsv: 1 })], reason: /reserved bits/ },
+    ...[3, 4, 5, 6, 7].map((opcode) => ({
+      name: `reserved data opcode ${opcode}`,
+      frames: [frame(opcode, 'x')],
+      reason: new RegExp(`reserved opcode ${opcode}`),
+    })),
+    ...[0xb, 0xc, 0xd, 0xe, 0xf].map((opcode) => ({
+      name: `reserved control opcode ${opcode}`,
+      frames: [frame(opcode, 'x')],
+      reason: new RegExp(`reserved opcode ${opcode}`),
+    })),
+    {
+      name: 'a continuation without a message to continue',
+      frames: [frame(CONTINUATION, 'x')],
+      reason: /continuation frame without a message/,
+    },
+    {
+      name: 'a new data frame during a fragmented message',
+      frames: [frame(TEXT, 'a', { fin: false }), frame(TEXT, 'b')],
+      reason: /new message started before the previous one was finished/,
+    },
+    {
+      name: 'a new Binary frame during a fragmented Text message',
+      frames: [frame(TEXT, 'a', { fin: false }), frame(BINARY, 'b', { fin: false })],
+      reason: /new message started/,
+    },
+    {
+      name: 'a fragmented Ping',
+      frames: [frame(PING, 'x', { fin: false })],
+      reason: /control frame is fragmented/,
+    },
+    {
+      name: 'a fragmented Close',
+      frames: [frame(CLOSE, '', { fin: false })],
+      reason: /control frame is fragmented/,
+    },
+    {
+      name: 'a Ping of 126 bytes',
+      frames: [frame(PING, Buffer.alloc(126))],
+      reason: /control frame is longer than 125 bytes/,
+    },
+    {
+      name: 'a Close of 126 bytes',
+      frames: [frame(CLOSE, Buffer.alloc(126))],
+      reason: /control frame is longer than 125 bytes/,
+    },
+    {
+      name: 'a frame one byte over the frame limit',
+      frames: [frame(BINARY, Buffer.alloc(101))],
+      limits: { maxFrameBytes: 100 },
+      reason: /frame of 101 bytes is over the limit of 100/,
+    },
+    {
+      name: 'a message over the message limit across fragments',
+      frames: [
+        frame(TEXT, 'abcd', { fin: false }),
+        frame(CONTINUATION, 'efgh', { fin: false }),
+        frame(CONTINUATION, 'ijk'),
+      ],
+      limits: { maxMessageBytes: 10 },
+      reason: /message is over the limit of 10 bytes/,
+    },
+    {
+      name: 'a Text message that is not UTF-8',
+      frames: [frame(TEXT, Buffer.from([0x7b, 0xff, 0x7d]))],
+      reason: /Text message is not valid UTF-8/,
+    },
+    {
+      name: 'an overlong UTF-8 encoding in a Text message',
+      frames: [frame(TEXT, Buffer.from([0xc0, 0xaf]))],
+      reason: /not valid UTF-8/,
+    },
+    {
+      name: 'a fragmented Text message whose joined bytes are not UTF-8',
+      frames: [
+        frame(TEXT, Buffer.from([0x61]), { fin: false }),
+        frame(CONTINUATION, Buffer.from([0xe2, 0x28])),
+      ],
+      reason: /not valid UTF-8/,
+    },
+    {
+      name: 'a first Text fragment that is not UTF-8, at once (as tungstenite)',
+      frames: [frame(TEXT, Buffer.from([0x7b, 0xff]), { fin: false })],
+      reason: /not valid UTF-8/,
+    },
+    {
+      name: 'a middle Text fragment that completes a character wrongly, at once',
+      frames: [
+        frame(TEXT, Buffer.from([0x61, 0xe2]), { fin: false }),
+        frame(CONTINUATION, Buffer.from([0x28]), { fin: false }),
+      ],
+      reason: /not valid UTF-8/,
+    },
+  ];
+
+  for (const { name, frames, reason, limits } of violations) {
+    it(`reports ${name} once, and reads nothing after it`, () => {
+      // The violation and a valid frame behind it in one chunk, then another chunk.
+      const events = read(
+        [Buffer.concat([frame(TEXT, 'before'), ...frames, next]), frame(TEXT, 'later')],
+        limits,
+      );
+      expect(events).toHaveLength(2);
+      expect(events[0]).toEqual(text('before'));
+      expect(events[1]).toEqual({ kind: 'violation', reason: expect.stringMatching(reason) });
+      // Byte by byte the outcome is the same.
+      const stream = Buffer.concat([frame(TEXT, 'before'), ...frames, next]);
+      const bytewise = read(
+        Array.from({ length: stream.length }, (_, index) => stream.subarray(index, index + 1)),
+        limits,
+      );
+      expect(bytewise).toEqual(events);
+    });
+  }
+
+  it('accepts a character cut between Text fragments, and one left unfinished until the last', () => {
+    expect(
+      read([
+        frame(TEXT, Buffer.from([0x61, 0xc3]), { fin: false }),
+        frame(CONTINUATION, Buffer.from([0xa9])),
+        frame(TEXT, Buffer.from([0xf0, 0x9d]), { fin: false }),
+        frame(CONTINUATION, Buffer.from([0x84]), { fin: false }),
+        frame(CONTINUATION, Buffer.from([0x9e])),
+      ]),
+    ).toEqual([text('aé'), text('𝄞')]);
+    // Cut off by the end of the message: refused when the message is whole.
+    expect(
+      read([frame(TEXT, Buffer.from([0x61, 0xc3]), { fin: false }), frame(CONTINUATION, 'b')]),
+    ).toEqual([{ kind: 'violation', reason: 'a Text message is not valid UTF-8' }]);
+  });
+
+  it('starts each fragmented Text message with a fresh UTF-8 check', () => {
+    expect(
+      read([
+        frame(TEXT, Buffer.from([0xc3]), { fin: false }),
+        frame(CONTINUATION, Buffer.from([0xa9])),
+        frame(TEXT, 'ok', { fin: false }),
+        frame(CONTINUATION, 'é', { fin: false }),
+        frame(CONTINUATION, ''),
+      ]),
+    ).toEqual([text('é'), text('oké')]);
+  });
+
+  it('checks no UTF-8 in a fragmented Binary message', () => {
+    expect(
+      read([
+        frame(BINARY, Buffer.from([0xff]), { fin: false }),
+        frame(CONTINUATION, Buffer.from([0xfe])),
+      ]),
+    ).toEqual([binary(Buffer.from([0xff, 0xfe]))]);
+  });
+
+  it('accepts a frame exactly at the frame limit and a message exactly at the message limit', () => {
+    const events = read(
+      [
+        frame(BINARY, Buffer.alloc(100, 1)),
+        frame(TEXT, 'abcde', { fin: false }),
+        frame(CONTINUATION, 'fghij'),
+      ],
+      { maxFrameBytes: 100, maxMessageBytes: 100 },
+    );
+    expect(events).toEqual([binary(Buffer.alloc(100, 1)), text('abcdefghij')]);
+    expect(
+      read([frame(TEXT, 'abcde', { fin: false }), frame(CONTINUATION, 'fghij')], {
+        maxMessageBytes: 10,
+      }),
+    ).toEqual([text('abcdefghij')]);
+  });
+
+  it('refuses a frame over the frame limit from its header alone, before the payload arrives', () => {
+    // 16-bit form: first byte, length byte, two length bytes; no masking key, no payload.
+    expect(read([Buffer.from([0x82, 0x80 | 126, 0x00, 101])], { maxFrameBytes: 100 })).toEqual([
+      { kind: 'violation', reason: 'frame of 101 bytes is over the limit of 100' },
+    ]);
+    // The default limit (16 MiB), 64-bit form: 16 MiB + 1 is refused, 16 MiB is awaited.
+    const header64 = (length: number) =>
+      Buffer.from([0x82, 0x80 | 127, ...uint32(Math.floor(length / 2 ** 32)), ...uint32(length)]);
+    expect(read([header64(16 * 1024 * 1024 + 1)])).toEqual([
+      { kind: 'violation', reason: expect.stringMatching(/over the limit of 16777216/) },
+    ]);
+    expect(read([header64(16 * 1024 * 1024)])).toEqual([]);
+    // A length of 2^32 or more, even 2^63 (invalid in itself).
+    expect(read([header64(2 ** 32)])).toEqual([
+      { kind: 'violation', reason: expect.stringMatching(/too long/) },
+    ]);
+    expect(read([Buffer.from([0x82, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 1])])).toEqual([
+      { kind: 'violation', reason: expect.stringMatching(/too long/) },
+    ]);
+  });
+
+  it('refuses a fragment that would take the message over its limit from its header alone', () => {
+    const first = frame(TEXT, 'abcdef', { fin: false });
+    const secondHeader = frame(CONTINUATION, 'ghijk').subarray(0, 2); // no key, no payload yet
+    expect(read([first, secondHeader], { maxMessageBytes: 10 })).toEqual([
+      { kind: 'violation', reason: 'message is over the limit of 10 bytes' },
+    ]);
+  });
+
+  it('does not count control frames between fragments towards the message limit', () => {
+    const events = read(
+      [frame(TEXT, 'abcde', { fin: false }), frame(PING, 'pppppppp'), frame(CONTINUATION, 'fghij')],
+      { maxMessageBytes: 10 },
+    );
+    expect(events).toEqual([
+      { kind: 'ping', hex: Buffer.from('pppppppp').toString('hex') },
+      text('abcdefghij'),
+    ]);
+  });
+});
+
+describe('WebSocketFrameReader: the end of reading', () => {
+  it('reports a Close as peerClosed and reads nothing after it', () => {
+    for (const payload of [Buffer.alloc(0), Buffer.from([0x03, 0xe8, 0x62, 0x79, 0x65])]) {
+      const events = read([
+        Buffer.concat([frame(TEXT, 'a'), frame(CLOSE, payload), frame(TEXT, 'b'), frame(PING, '')]),
+        frame(TEXT, 'c'),
+      ]);
+      expect(events).toEqual([text('a'), { kind: 'peerClosed' }]);
+    }
+  });
+
+  it('drops a fragmented message left unfinished by a Close', () => {
+    const events = read([
+      frame(TEXT, 'part', { fin: false }),
+      frame(CLOSE, ''),
+      frame(CONTINUATION, 'rest'),
+    ]);
+    expect(events).toEqual([{ kind: 'peerClosed' }]);
+  });
+
+  it('reads nothing more once stopped, not even the rest of the chunk being read', () => {
+    const sink = new RecordingSink();
+    const reader = new WebSocketFrameReader({
+      message: (data, isBinary, ascii) => {
+        sink.message(data, isBinary, ascii);
+        reader.stop();
+      },
+      ping: (payload) => sink.ping(payload),
+      peerClosed: () => sink.peerClosed(),
+      violation: (reason) => sink.violation(reason),
+    });
+    reader.push(Buffer.concat([frame(TEXT, 'first'), frame(TEXT, 'second')]));
+    reader.push(frame(TEXT, 'third'));
+    expect(sink.events).toEqual([text('first')]);
+  });
+
+  it('forgets a partial frame when stopped', () => {
+    const sink = new RecordingSink();
+    const reader = new WebSocketFrameReader(sink);
+    const bytes = frame(TEXT, 'hello');
+    reader.push(bytes.subarray(0, 4));
+    reader.stop();
+    reader.push(Buffer.from(bytes.subarray(4)));
+    expect(sink.events).toEqual([]);
+  });
+});
