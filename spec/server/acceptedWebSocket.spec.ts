@@ -180,7 +180,7 @@ describe('acceptedWebSocket (inbound)', () => {
     client.send('{"a":1}');
     client.send(Buffer.from('{"id":7,"method":"a\xff"}', 'latin1'), { binary: true });
     client.send(Buffer.from([0x7b, 0xff, 0x7d]), { binary: true });
-    // Bad bytes after a complete value are ignored, as all trailing input is.
+    // Bad bytes after a complete value are trailing characters, as any other text there.
     client.send(Buffer.from('{"b":2}\xff', 'latin1'), { binary: true });
     client.send('{"c":3}');
     await until(() => inbound.length === 5, 'five messages');
@@ -188,7 +188,7 @@ describe('acceptedWebSocket (inbound)', () => {
       'text {"a":1}',
       'undecodable invalid unicode code point at line 1 column 21',
       'undecodable key must be a string at line 1 column 2',
-      'text {"b":2}\ufffd',
+      'undecodable trailing characters at line 1 column 8',
       'text {"c":3}',
     ]);
     expect(client.readyState).toBe(WebSocket.OPEN);

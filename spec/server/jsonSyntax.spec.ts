@@ -1,6 +1,12 @@
 /** serde_json-worded syntax errors for malformed executor input. */
 import { describe, expect, it } from '@jest/globals';
-import { jsonSyntaxError, parseJson, scanJson } from '../../src/server/jsonSyntax.js';
+import {
+  firstInvalidUtf8,
+  jsonSyntaxError,
+  parseJson,
+  scanJson,
+  undecodableJsonError,
+} from '../../src/server/jsonSyntax.js';
 
 describe('jsonSyntaxError', () => {
   it.each([
@@ -16,6 +22,8 @@ describe('jsonSyntaxError', () => {
     ['{\n"a":\n-}', 'invalid number at line 3 column 2'],
     ['"\\q"', 'invalid escape at line 1 column 3'],
     [`${'['.repeat(200)}${']'.repeat(200)}`, 'recursion limit exceeded at line 1 column 128'],
+    ['{} x', 'trailing characters at line 1 column 4'],
+    ['{"a":1}{"b":2}', 'trailing characters at line 1 column 8'],
   ])('%j → %s', (text, message) => {
     expect(jsonSyntaxError(text)).toBe(message);
   });
@@ -60,5 +68,56 @@ describe('parseJson (fast path of scanJson + JSON.parse)', () => {
     const expected =
       'error' in scanned ? scanned : { value: JSON.parse(text.slice(0, scanned.end)) as unknown };
     expect(parseJson(text)).toEqual(expected);
+  });
+});
+
+describe('firstInvalidUtf8', () => {
+  it('agrees with a fatal TextDecoder on random and edge-case byte strings', () => {
+    const fatal = new TextDecoder('utf-8', { fatal: true });
+    const cases: Uint8Array[] = [
+      Buffer.from('plain ascii'),
+      Buffer.from('ünïcødé ✓ 𝄞'),
+      Uint8Array.from([0xc0, 0xaf]), // overlong
+      Uint8Array.from([0xed, 0xa0, 0x80]), // surrogate
+      Uint8Array.from([0xf4, 0x90, 0x80, 0x80]), // above U+10FFFF
+      Uint8Array.from([0x41, 0xe2, 0x82]), // cut short
+    ];
+    let seed = 7;
+    for (let index = 0; index < 500; index += 1) {
+      const bytes = new Uint8Array(1 + (index % 12));
+      for (let at = 0; at < bytes.length; at += 1) {
+        seed = (seed * 1103515245 + 12345) >>> 0;
+        bytes[at] = seed >>> 24;
+      }
+      cases.push(bytes);
+    }
+    for (const bytes of cases) {
+      const invalid = firstInvalidUtf8(bytes);
+      const valid = (prefix: Uint8Array): boolean => {
+        try {
+          fatal.decode(prefix);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      if (invalid === -1) {
+        expect(valid(bytes)).toBe(true);
+      } else {
+        expect(valid(bytes)).toBe(false);
+        expect(valid(bytes.subarray(0, invalid))).toBe(true);
+      }
+    }
+  });
+});
+
+describe('undecodableJsonError', () => {
+  // Latin-1 texts: each `\xff` becomes the byte 0xff, which is never UTF-8.
+  it.each([
+    ['{"id":7,"method":"a\xff"}', 'invalid unicode code point at line 1 column 21'],
+    ['{\xff}', 'key must be a string at line 1 column 2'],
+    ['{"b":2}\xff', 'trailing characters at line 1 column 8'],
+  ])('%j → %s', (latin1, message) => {
+    expect(undecodableJsonError(Buffer.from(latin1, 'latin1'))).toBe(message);
   });
 });

@@ -216,6 +216,7 @@ class AcceptedWebSocket
       return;
     }
     const detail = undecodableJsonError(data);
+    // Without a handler (or, in theory, valid after all) the lossy text goes on as it is.
     if (detail !== undefined && this.undecodable) this.undecodable(detail);
     else this.incoming.next(new TextDecoder().decode(data));
   }

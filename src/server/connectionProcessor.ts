@@ -21,7 +21,7 @@ import { METHODS, type HandlerContext } from './methods.js';
 import { InitializeParams, decodeParams } from './params.js';
 import { errorMessage } from './osError.js';
 import { RpcFailure } from './rpcFailure.js';
-import { PreformattedJson } from './preformattedJson.js';
+import { jsonNumber, PreformattedJson } from './preformattedJson.js';
 import { acceptsSplitText } from './splitText.js';
 import { reportsBackpressure } from './backpressure.js';
 import { reportsUndecodable } from './undecodableMessage.js';
@@ -115,7 +115,8 @@ export class ConnectionProcessor implements SessionOwner {
     if (this.closed) return;
     if (result instanceof PreformattedJson) {
       // `JSON.stringify({ id, result })`, with the result's text made by hand.
-      this.transport.send(`{"id":${JSON.stringify(id)},"result":${result.jsonText()}}`);
+      const idText = typeof id === 'number' ? jsonNumber(id) : JSON.stringify(id);
+      this.transport.send(`{"id":${idText},"result":${result.jsonText()}}`);
     } else {
       this.transport.send(JSON.stringify({ id, result }));
     }
@@ -203,7 +204,7 @@ export class ConnectionProcessor implements SessionOwner {
       this.replyFailure(id, error);
       return;
     }
-    if (!isThenable(result)) {
+    if (result instanceof PreformattedJson || !isThenable(result)) {
       this.writeResult(id, result);
       return;
     }

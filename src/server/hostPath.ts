@@ -28,17 +28,16 @@ const HOST_OS =
 
 /**
  * `file:///…` URIs whose path the URL parser would leave exactly as written: only characters
- * it neither escapes nor decodes, no `%`, `\\`, `:`, `|`, `?`, `#`, whitespace or non-ASCII.
- * Dot segments are ruled out separately.
+ * it neither escapes nor decodes, no `%`, `\\`, `:`, `|`, `?`, `#`, whitespace or non-ASCII,
+ * and no dot segment (`/./`, `/..` at the end, …).
  */
-const VERBATIM_FILE_URI = /^file:\/\/\/[A-Za-z0-9\-._~!$&'()*+,;=@/]*$/;
-const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+const VERBATIM_FILE_URI = /^file:\/\/(?!.*\/\.\.?(?:\/|$))\/[A-Za-z0-9\-._~!$&'()*+,;=@/]*$/;
 
 /** Converts a `file:` URI to a native absolute path, or throws a `PathUriError`. */
 export function pathFromUri(uri: string): string {
   // The common case without the URL parser (its cold cost was a visible part of a cheap
   // request such as fs/getMetadata); hostPath.spec holds this to the full conversion.
-  if (VERBATIM_FILE_URI.test(uri) && !DOT_SEGMENT.test(uri)) return uri.slice('file://'.length);
+  if (VERBATIM_FILE_URI.test(uri)) return uri.slice('file://'.length);
   return pathFromUriParsed(uri);
 }
 
