@@ -7,6 +7,12 @@
  * to baseline machine code on first call (cheap, no optimisation), which cut a cold
  * `fs/getMetadata` round trip by ~15% (bench/remote-latency.ts). It only affects functions
  * compiled after it is set, hence before the executor's modules are imported.
+ *
+ * Tried and left out: `--interrupt-budget=1024 --ticks-before-optimization=1` (optimise after
+ * ~1 KiB of bytecode has run) made a warmed-up executor's cold `fs/getMetadata` ~10% faster
+ * still, but its burst of optimising compiles while the first connections come in took a
+ * core of a 2-core host: connection_ms rose to 1.5-2.3x the binary's, and the binary's own
+ * latencies on the same host rose with it.
  */
 import { setFlagsFromString } from 'node:v8';
 
