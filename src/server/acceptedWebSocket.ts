@@ -39,25 +39,14 @@ function writeTextFrameHeader(target: Buffer, offset: number, length: number): n
   return offset + 10;
 }
 
-/** Texts up to this many UTF-16 units make frames of at most 3 KiB (3 UTF-8 bytes each). */
+/** Replies up to this many characters may go out as a Latin-1 string (see `send`). */
 const SMALL_TEXT_CHARS = 1024;
 
-/**
- * The Text frame of a short `text`, in a buffer from Node's shared pool. The text is encoded
- * once, behind room for the longest header it can need; its header then goes right before it.
- */
-function smallTextFrame(text: string): Buffer {
-  const buffer = Buffer.allocUnsafe(4 + 3 * text.length);
-  const length = buffer.write(text, 4, 'utf8');
-  if (length < 126) {
-    buffer[2] = FIN | OPCODE_TEXT;
-    buffer[3] = length;
-    return buffer.subarray(2, 4 + length);
-  }
-  buffer[0] = FIN | OPCODE_TEXT;
-  buffer[1] = 126;
-  buffer.writeUInt16BE(length, 2);
-  return buffer.subarray(0, 4 + length);
+/** The header of an unmasked Text frame of `length` (< 65,536) bytes, one character a byte. */
+function textFrameHeaderLatin1(length: number): string {
+  return length < 126
+    ? String.fromCharCode(FIN | OPCODE_TEXT, length)
+    : String.fromCharCode(FIN | OPCODE_TEXT, 126, length >> 8, length & 0xff);
 }
 
 /** An outbound message waiting for the end of the turn, with its UTF-8 length. */
@@ -172,8 +161,13 @@ class AcceptedWebSocket
   send(message: string): void {
     if (this.finished) return;
     if (this.pending.length === 0 && message.length <= SMALL_TEXT_CHARS) {
-      this.socket.write(smallTextFrame(message));
-      return;
+      // An ASCII text (one UTF-8 byte per character) and its header go as one Latin-1 string,
+      // which the socket encodes straight into its write: no buffer of ours to fill.
+      const length = Buffer.byteLength(message);
+      if (length === message.length) {
+        this.socket.write(textFrameHeaderLatin1(length) + message, 'latin1');
+        return;
+      }
     }
     if (this.pending.push(pendingMessage(message)) === 1) this.flush();
   }
