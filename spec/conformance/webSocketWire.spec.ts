@@ -13,51 +13,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
 import { startExecServer, type ExecServer } from '../../src/server/index.js';
+import { clientFrame, Opcode, type ClientFrameOptions } from '../support/clientFrames.js';
 import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
-
-const CONTINUATION = 0x0;
-const TEXT = 0x1;
-const BINARY = 0x2;
-const CLOSE = 0x8;
-const PING = 0x9;
-const PONG = 0xa;
 
 /** Bound on any one wait; every case settles far sooner. */
 const WAIT_MS = 3_000;
 /** How long an open connection must stay silent when no reply can mark the end of a case. */
 const QUIET_MS = 300;
 
-interface FrameOptions {
-  fin?: boolean;
-  rsv?: number;
-  masked?: boolean;
-  /** Force the 16- or 64-bit length form; or a length to announce instead of the payload's. */
-  lengthForm?: 16 | 64;
-  announcedLength?: number;
-}
-
-/** A client frame (RFC 6455 §5.2), masked unless told otherwise. */
-function frame(opcode: number, payload: Buffer | string, options: FrameOptions = {}): Buffer {
-  const body = Buffer.from(payload);
-  const { fin = true, rsv = 0, masked = true } = options;
-  const length = options.announcedLength ?? body.length;
-  const form = options.lengthForm ?? (length < 126 ? 7 : length < 65_536 ? 16 : 64);
-  const maskBit = masked ? 0x80 : 0;
-  const head = Buffer.alloc(form === 7 ? 2 : form === 16 ? 4 : 10);
-  head[0] = (fin ? 0x80 : 0) | (rsv << 4) | opcode;
-  if (form === 7) head[1] = maskBit | length;
-  else if (form === 16) {
-    head[1] = maskBit | 126;
-    head.writeUInt16BE(length, 2);
-  } else {
-    head[1] = maskBit | 127;
-    head.writeBigUInt64BE(BigInt(length), 2);
-  }
-  if (!masked) return Buffer.concat([head, body]);
-  const key = Buffer.from([0x5a, 0x13, 0xc7, 0x81]);
-  const masked_ = body.map((byte, index) => byte ^ (key[index % 4] as number));
-  return Buffer.concat([head, key, masked_]);
-}
+/** A client frame (masked with a fixed key unless told otherwise). */
+const frame = (
+  opcode: number,
+  payload: Buffer | string,
+  options: ClientFrameOptions = {},
+): Buffer => clientFrame(opcode, payload, { key: [0x5a, 0x13, 0xc7, 0x81], ...options });
 
 const text = (value: string): Buffer => Buffer.from(value, 'utf8');
 const bytes = (...parts: Array<string | number[]>): Buffer =>
@@ -114,7 +83,7 @@ interface WireOutcome {
   readonly connection: 'open' | 'closed' | 'not compared';
 }
 
-const SENTINEL = frame(TEXT, status(99));
+const SENTINEL = frame(Opcode.text, status(99));
 
 /** A raw TCP connection that gathers everything it receives. */
 class RawConnection {
@@ -238,7 +207,7 @@ function describeFrames(data: Buffer): string[] {
     const opcode = first & 0x0f;
     const flags = `${first & 0x80 ? '' : ' nofin'}${first & 0x70 ? ' rsv' : ''}${second & 0x80 ? ' masked' : ''}`;
     const shown =
-      opcode === CLOSE && payload.length >= 2
+      opcode === Opcode.close && payload.length >= 2
         ? `code ${payload.readUInt16BE(0)} ${payload.subarray(2).toString('utf8')}`
         : payload.toString('utf8');
     frames.push(`op${opcode}${flags} ${shown.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<PORT>')}`);
@@ -286,7 +255,7 @@ async function run(url: string, wireCase: WireCase): Promise<WireOutcome> {
     if (wireCase.initialize ?? true) {
       await connection.write(
         frame(
-          TEXT,
+          Opcode.text,
           JSON.stringify({
             id: 1,
             method: 'initialize',
@@ -294,7 +263,7 @@ async function run(url: string, wireCase: WireCase): Promise<WireOutcome> {
           }),
         ),
       );
-      await connection.write(frame(TEXT, '{"method":"initialized","params":{}}'));
+      await connection.write(frame(Opcode.text, '{"method":"initialized","params":{}}'));
       const replied = () => describeFrames(frameData()).some((line) => line.includes('"id":1,'));
       if (!(await connection.until(replied))) throw new Error(`no initialize reply from ${url}`);
       skipped = describeFrames(frameData()).length;
@@ -334,116 +303,135 @@ const paddedStatus = (id: number, length: number): Buffer =>
   status(id, ' '.repeat(length - status(id).length));
 
 const frameCases: WireCase[] = [
-  { name: 'a Text request', steps: [frame(TEXT, status(2))] },
-  { name: 'a Binary request holding UTF-8 JSON', steps: [frame(BINARY, status(2))] },
+  { name: 'a Text request', steps: [frame(Opcode.text, status(2))] },
+  { name: 'a Binary request holding UTF-8 JSON', steps: [frame(Opcode.binary, status(2))] },
   {
     name: 'two frames in one write',
-    steps: [Buffer.concat([frame(TEXT, status(2)), frame(TEXT, status(3))])],
+    steps: [Buffer.concat([frame(Opcode.text, status(2)), frame(Opcode.text, status(3))])],
   },
-  { name: 'a frame written a byte at a time', steps: [frame(TEXT, status(2))], bytewise: true },
-  { name: 'a 16-bit-length frame', steps: [frame(TEXT, paddedStatus(2, 300))] },
-  { name: 'a 64-bit-length frame', steps: [frame(TEXT, paddedStatus(2, 70_000))] },
+  {
+    name: 'a frame written a byte at a time',
+    steps: [frame(Opcode.text, status(2))],
+    bytewise: true,
+  },
+  { name: 'a 16-bit-length frame', steps: [frame(Opcode.text, paddedStatus(2, 300))] },
+  { name: 'a 64-bit-length frame', steps: [frame(Opcode.text, paddedStatus(2, 70_000))] },
   {
     name: 'a short frame in the 16-bit length form',
-    steps: [frame(TEXT, status(2), { lengthForm: 16 })],
+    steps: [frame(Opcode.text, status(2), { lengthForm: 16 })],
   },
   {
     name: 'a short frame in the 64-bit length form',
-    steps: [frame(TEXT, status(2), { lengthForm: 64 })],
+    steps: [frame(Opcode.text, status(2), { lengthForm: 64 })],
   },
   {
     name: 'a fragmented request',
     steps: [
-      frame(TEXT, status(2).subarray(0, 10), { fin: false }),
-      frame(CONTINUATION, status(2).subarray(10)),
+      frame(Opcode.text, status(2).subarray(0, 10), { fin: false }),
+      frame(Opcode.continuation, status(2).subarray(10)),
     ],
   },
   {
     name: 'a fragmented request with a Ping between its fragments',
     steps: [
-      frame(TEXT, status(2).subarray(0, 10), { fin: false }),
-      frame(PING, 'pp'),
-      frame(CONTINUATION, status(2).subarray(10)),
+      frame(Opcode.text, status(2).subarray(0, 10), { fin: false }),
+      frame(Opcode.ping, 'pp'),
+      frame(Opcode.continuation, status(2).subarray(10)),
     ],
   },
   {
     name: 'a fragmented Text message with a character split between fragments',
     steps: [
-      frame(TEXT, bytes('{"id":2,"method":"environment/status","params":{},"x":"', [0xc3]), {
+      frame(Opcode.text, bytes('{"id":2,"method":"environment/status","params":{},"x":"', [0xc3]), {
         fin: false,
       }),
-      frame(CONTINUATION, bytes([0xa9], '"}')),
+      frame(Opcode.continuation, bytes([0xa9], '"}')),
     ],
   },
-  { name: 'a Ping', steps: [frame(PING, 'hello'), frame(TEXT, status(2))] },
-  { name: 'an empty Ping', steps: [frame(PING, '')] },
-  { name: 'a Ping of 125 bytes', steps: [frame(PING, 'p'.repeat(125))] },
+  { name: 'a Ping', steps: [frame(Opcode.ping, 'hello'), frame(Opcode.text, status(2))] },
+  { name: 'an empty Ping', steps: [frame(Opcode.ping, '')] },
+  { name: 'a Ping of 125 bytes', steps: [frame(Opcode.ping, 'p'.repeat(125))] },
   {
     name: 'a Ping in the 64-bit length form',
-    steps: [frame(PING, 'long form', { lengthForm: 64 })],
+    steps: [frame(Opcode.ping, 'long form', { lengthForm: 64 })],
   },
-  { name: 'a Pong', steps: [frame(PONG, 'x'), frame(TEXT, status(2))] },
-  { name: 'an empty Text message', steps: [frame(TEXT, ''), frame(TEXT, status(2))] },
-  { name: 'an empty Binary message', steps: [frame(BINARY, '')] },
-  { name: 'a Close with code 1000', steps: [frame(CLOSE, bytes([0x03, 0xe8], 'bye'))] },
-  { name: 'an empty Close', steps: [frame(CLOSE, '')] },
-  { name: 'a Close with the invalid code 1', steps: [frame(CLOSE, bytes([0, 1]))] },
-  { name: 'a Close with a 1-byte payload', steps: [frame(CLOSE, bytes([3]))] },
+  { name: 'a Pong', steps: [frame(Opcode.pong, 'x'), frame(Opcode.text, status(2))] },
+  { name: 'an empty Text message', steps: [frame(Opcode.text, ''), frame(Opcode.text, status(2))] },
+  { name: 'an empty Binary message', steps: [frame(Opcode.binary, '')] },
+  { name: 'a Close with code 1000', steps: [frame(Opcode.close, bytes([0x03, 0xe8], 'bye'))] },
+  { name: 'an empty Close', steps: [frame(Opcode.close, '')] },
+  { name: 'a Close with the invalid code 1', steps: [frame(Opcode.close, bytes([0, 1]))] },
+  { name: 'a Close with a 1-byte payload', steps: [frame(Opcode.close, bytes([3]))] },
   {
     name: 'a Close and a request in one write',
-    steps: [Buffer.concat([frame(CLOSE, ''), frame(TEXT, status(2))])],
+    steps: [Buffer.concat([frame(Opcode.close, ''), frame(Opcode.text, status(2))])],
   },
-  { name: 'an unmasked frame', steps: [frame(TEXT, status(2), { masked: false })] },
-  { name: 'an unmasked Ping', steps: [frame(PING, 'x', { masked: false })] },
-  { name: 'RSV1 set', steps: [frame(TEXT, status(2), { rsv: 4 })] },
-  { name: 'RSV3 set on a Ping', steps: [frame(PING, 'x', { rsv: 1 })] },
+  { name: 'an unmasked frame', steps: [frame(Opcode.text, status(2), { masked: false })] },
+  { name: 'an unmasked Ping', steps: [frame(Opcode.ping, 'x', { masked: false })] },
+  { name: 'RSV1 set', steps: [frame(Opcode.text, status(2), { rsv: 4 })] },
+  { name: 'RSV3 set on a Ping', steps: [frame(Opcode.ping, 'x', { rsv: 1 })] },
   { name: 'reserved data opcode 3', steps: [frame(3, status(2))] },
   { name: 'reserved control opcode 0xB', steps: [frame(0xb, 'x')] },
-  { name: 'a continuation without a message', steps: [frame(CONTINUATION, status(2))] },
+  { name: 'a continuation without a message', steps: [frame(Opcode.continuation, status(2))] },
   {
     name: 'a new message during a fragmented one',
-    steps: [frame(TEXT, status(2).subarray(0, 10), { fin: false }), frame(TEXT, status(3))],
+    steps: [
+      frame(Opcode.text, status(2).subarray(0, 10), { fin: false }),
+      frame(Opcode.text, status(3)),
+    ],
   },
-  { name: 'a fragmented Ping', steps: [frame(PING, 'x', { fin: false }), frame(TEXT, status(2))] },
-  { name: 'a Ping of 126 bytes', steps: [frame(PING, 'p'.repeat(126)), frame(TEXT, status(2))] },
+  {
+    name: 'a fragmented Ping',
+    steps: [frame(Opcode.ping, 'x', { fin: false }), frame(Opcode.text, status(2))],
+  },
+  {
+    name: 'a Ping of 126 bytes',
+    steps: [frame(Opcode.ping, 'p'.repeat(126)), frame(Opcode.text, status(2))],
+  },
   {
     name: 'a frame header announcing 16 MiB (the limit) and no payload yet',
-    steps: [frame(TEXT, '', { announcedLength: 16 * 1024 * 1024 })],
+    steps: [frame(Opcode.text, '', { announcedLength: 16 * 1024 * 1024 })],
     sentinel: false,
   },
   {
     name: 'a frame header announcing 16 MiB + 1',
-    steps: [frame(TEXT, '', { announcedLength: 16 * 1024 * 1024 + 1 })],
+    steps: [frame(Opcode.text, '', { announcedLength: 16 * 1024 * 1024 + 1 })],
     sentinel: false,
   },
   {
     name: 'a frame header announcing 17 MiB',
-    steps: [frame(TEXT, '', { announcedLength: 17 * 1024 * 1024 })],
+    steps: [frame(Opcode.text, '', { announcedLength: 17 * 1024 * 1024 })],
     sentinel: false,
   },
-  { name: 'a Text message that is not UTF-8', steps: [frame(TEXT, bytes([0x7b, 0xff, 0x7d]))] },
+  {
+    name: 'a Text message that is not UTF-8',
+    steps: [frame(Opcode.text, bytes([0x7b, 0xff, 0x7d]))],
+  },
   {
     name: 'a fragmented Text message whose first fragment is not UTF-8 (no more fragments)',
-    steps: [frame(TEXT, bytes('{"id":2,', [0xff]), { fin: false })],
+    steps: [frame(Opcode.text, bytes('{"id":2,', [0xff]), { fin: false })],
     sentinel: false,
   },
   {
     name: 'a fragmented Text message that is not UTF-8 once joined',
     steps: [
-      frame(TEXT, bytes('{"id":2,"x":"', [0xe2]), { fin: false }),
-      frame(CONTINUATION, bytes([0x28], '"}')),
+      frame(Opcode.text, bytes('{"id":2,"x":"', [0xe2]), { fin: false }),
+      frame(Opcode.continuation, bytes([0x28], '"}')),
     ],
   },
-  { name: 'a Binary message that is not UTF-8', steps: [frame(BINARY, bytes([0x7b, 0xff, 0x7d]))] },
+  {
+    name: 'a Binary message that is not UTF-8',
+    steps: [frame(Opcode.binary, bytes([0x7b, 0xff, 0x7d]))],
+  },
   {
     name: 'a Binary message with a bad byte in a string',
-    steps: [frame(BINARY, bytes('{"id":7,"method":"a', [0xff], '"}'))],
+    steps: [frame(Opcode.binary, bytes('{"id":7,"method":"a', [0xff], '"}'))],
   },
   {
     name: 'a Binary message with a bad sequence in a nested string',
     steps: [
       frame(
-        BINARY,
+        Opcode.binary,
         bytes('{"id":7,"method":"environment/status","params":{"x":"', [0xc3, 0x28], '"}}'),
       ),
     ],
@@ -452,7 +440,7 @@ const frameCases: WireCase[] = [
     name: 'a Binary message with an overlong encoding',
     steps: [
       frame(
-        BINARY,
+        Opcode.binary,
         bytes('{"id":7,"method":"environment/status","params":{"x":"', [0xc0, 0xaf], '"}}'),
       ),
     ],
@@ -460,42 +448,45 @@ const frameCases: WireCase[] = [
   {
     name: 'a Binary message with a surrogate encoded in UTF-8',
     steps: [
-      frame(BINARY, bytes('{"id":7,"method":"m","params":{"x":"', [0xed, 0xa0, 0x80], '"}}')),
+      frame(
+        Opcode.binary,
+        bytes('{"id":7,"method":"m","params":{"x":"', [0xed, 0xa0, 0x80], '"}}'),
+      ),
     ],
   },
   {
     name: 'a Binary message with a bad byte in a key',
-    steps: [frame(BINARY, bytes('{"id":7,"k', [0xff], '":1}'))],
+    steps: [frame(Opcode.binary, bytes('{"id":7,"k', [0xff], '":1}'))],
   },
   {
     name: 'a Binary message with a bad byte after whitespace',
-    steps: [frame(BINARY, bytes('  ', [0xff]))],
+    steps: [frame(Opcode.binary, bytes('  ', [0xff]))],
   },
   {
     name: 'a Binary message with bad bytes after a complete request',
-    steps: [frame(BINARY, bytes(status(2).toString(), [0xff, 0xfe]))],
+    steps: [frame(Opcode.binary, bytes(status(2).toString(), [0xff, 0xfe]))],
   },
   {
     name: 'a Text request with trailing text',
-    steps: [frame(TEXT, bytes(status(2).toString(), ' x'))],
+    steps: [frame(Opcode.text, bytes(status(2).toString(), ' x'))],
   },
   {
     name: 'a Text request with trailing whitespace',
-    steps: [frame(TEXT, bytes(status(2).toString(), ' \n\t'))],
+    steps: [frame(Opcode.text, bytes(status(2).toString(), ' \n\t'))],
   },
   {
     name: 'a Text message of two requests',
-    steps: [frame(TEXT, bytes(status(2).toString(), status(3).toString()))],
+    steps: [frame(Opcode.text, bytes(status(2).toString(), status(3).toString()))],
   },
   {
     name: 'a Binary request with trailing text',
-    steps: [frame(BINARY, bytes(status(2).toString(), ' x'))],
+    steps: [frame(Opcode.binary, bytes(status(2).toString(), ' x'))],
   },
   {
     name: 'a fragmented Binary message that is not UTF-8',
     steps: [
-      frame(BINARY, bytes('{"id":7,"method":"a'), { fin: false }),
-      frame(CONTINUATION, bytes([0xff], '"}')),
+      frame(Opcode.binary, bytes('{"id":7,"method":"a'), { fin: false }),
+      frame(Opcode.continuation, bytes([0xff], '"}')),
     ],
   },
 ];

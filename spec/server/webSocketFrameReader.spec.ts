@@ -10,13 +10,9 @@ import {
   type FrameReaderLimits,
   type FrameReaderSink,
 } from '../../src/server/webSocketFrameReader.js';
+import { clientFrame, Opcode, referenceMask, uint32 } from '../support/clientFrames.js';
 
-const CONTINUATION = 0x0;
-const TEXT = 0x1;
-const BINARY = 0x2;
-const CLOSE = 0x8;
-const PING = 0x9;
-const PONG = 0xa;
+const frame = clientFrame;
 
 type ReaderEvent =
   | { kind: 'message'; hex: string; binary: boolean; ascii: boolean }
@@ -39,47 +35,6 @@ class RecordingSink implements FrameReaderSink {
   violation(reason: string): void {
     this.events.push({ kind: 'violation', reason });
   }
-}
-
-interface FrameOptions {
-  fin?: boolean;
-  /** RSV1..3 as a 3-bit number. */
-  rsv?: number;
-  masked?: boolean;
-  key?: readonly [number, number, number, number];
-  /** Length encoding: 7-bit when it fits, unless forced to the 16- or 64-bit form. */
-  lengthForm?: 7 | 16 | 64;
-}
-
-/** A client frame (RFC 6455 §5.2) as a peer would send it. */
-function frame(opcode: number, payload: Buffer | string, options: FrameOptions = {}): Buffer {
-  const body = Buffer.from(payload);
-  const { fin = true, rsv = 0, masked = true, key = [0x37, 0xfa, 0x21, 0x3d] } = options;
-  const length = body.length;
-  const form = options.lengthForm ?? (length < 126 ? 7 : length < 65_536 ? 16 : 64);
-  const maskBit = masked ? 0x80 : 0;
-  const head = [(fin ? 0x80 : 0) | (rsv << 4) | opcode];
-  if (form === 7) head.push(maskBit | length);
-  else if (form === 16) head.push(maskBit | 126, length >> 8, length & 0xff);
-  else {
-    const high = Math.floor(length / 2 ** 32);
-    head.push(maskBit | 127, ...uint32(high), ...uint32(length >>> 0));
-  }
-  if (!masked) return Buffer.concat([Buffer.from(head), body]);
-  return Buffer.concat([Buffer.from(head), Buffer.from(key), referenceMask(body, key)]);
-}
-
-function uint32(value: number): number[] {
-  return [(value >>> 24) & 0xff, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff];
-}
-
-/** RFC 6455 §5.3 written out the plain way: byte i XOR key[i mod 4]. */
-function referenceMask(payload: Buffer, key: readonly number[]): Buffer {
-  const out = Buffer.alloc(payload.length);
-  for (let index = 0; index < payload.length; index += 1) {
-    out[index] = (payload[index] as number) ^ (key[index % 4] as number);
-  }
-  return out;
 }
 
 /** Feeds `chunks` (copied: the reader unmasks in place) to a new reader; returns its events. */
@@ -122,15 +77,15 @@ function randomBytes(next: () => number, length: number): Buffer {
 
 describe('WebSocketFrameReader: reading frames', () => {
   it('reads a single Text frame', () => {
-    expect(read([frame(TEXT, '{"id":1}')])).toEqual([text('{"id":1}')]);
+    expect(read([frame(Opcode.text, '{"id":1}')])).toEqual([text('{"id":1}')]);
   });
 
   it('reads several frames that arrive in one chunk, in order', () => {
     const chunk = Buffer.concat([
-      frame(TEXT, 'one'),
-      frame(BINARY, Buffer.from([0, 1, 2, 0xff])),
-      frame(PING, 'p'),
-      frame(TEXT, 'two'),
+      frame(Opcode.text, 'one'),
+      frame(Opcode.binary, Buffer.from([0, 1, 2, 0xff])),
+      frame(Opcode.ping, 'p'),
+      frame(Opcode.text, 'two'),
     ]);
     expect(read([chunk])).toEqual([
       text('one'),
@@ -141,24 +96,27 @@ describe('WebSocketFrameReader: reading frames', () => {
   });
 
   it('reads an empty Text message', () => {
-    expect(read([frame(TEXT, '')])).toEqual([text('')]);
+    expect(read([frame(Opcode.text, '')])).toEqual([text('')]);
   });
 
   it('reads the 7-bit, 16-bit and 64-bit length forms, at their edges', () => {
     const payloads = [125, 126, 65_535, 65_536, 70_000].map((length) =>
       Buffer.alloc(length, 'x'.charCodeAt(0) + (length % 7)),
     );
-    const events = read(payloads.map((payload) => frame(TEXT, payload)));
+    const events = read(payloads.map((payload) => frame(Opcode.text, payload)));
     expect(events).toEqual(payloads.map((payload) => text(payload.toString())));
     // Non-minimal forms are read too (as tungstenite does).
     expect(
-      read([frame(TEXT, 'short', { lengthForm: 16 }), frame(TEXT, 'tiny', { lengthForm: 64 })]),
+      read([
+        frame(Opcode.text, 'short', { lengthForm: 16 }),
+        frame(Opcode.text, 'tiny', { lengthForm: 64 }),
+      ]),
     ).toEqual([text('short'), text('tiny')]);
   });
 
   it('reads a 64-bit-length frame that arrives in pieces', () => {
     const payload = randomBytes(random(7), 70_000);
-    const bytes = frame(BINARY, payload);
+    const bytes = frame(Opcode.binary, payload);
     const cuts = [1, 2, 5, 9, 10, 13, 14, 1_000, 65_550, bytes.length - 1];
     const pieces = cuts.map((cut, index) => bytes.subarray(index === 0 ? 0 : cuts[index - 1], cut));
     pieces.push(bytes.subarray(cuts[cuts.length - 1]));
@@ -167,12 +125,12 @@ describe('WebSocketFrameReader: reading frames', () => {
 
   it('joins a fragmented message, answering a Ping that comes between its fragments', () => {
     const events = read([
-      frame(TEXT, '{"id":', { fin: false }),
-      frame(PING, 'mid'),
-      frame(CONTINUATION, '1,"x":', { fin: false }),
-      frame(PONG, 'ignored'),
-      frame(CONTINUATION, '2}'),
-      frame(TEXT, 'after'),
+      frame(Opcode.text, '{"id":', { fin: false }),
+      frame(Opcode.ping, 'mid'),
+      frame(Opcode.continuation, '1,"x":', { fin: false }),
+      frame(Opcode.pong, 'ignored'),
+      frame(Opcode.continuation, '2}'),
+      frame(Opcode.text, 'after'),
     ]);
     expect(events).toEqual([
       { kind: 'ping', hex: Buffer.from('mid').toString('hex') },
@@ -183,19 +141,19 @@ describe('WebSocketFrameReader: reading frames', () => {
 
   it('joins a fragmented Binary message', () => {
     const events = read([
-      frame(BINARY, Buffer.from([1, 2]), { fin: false }),
-      frame(CONTINUATION, Buffer.from([0x80, 3])),
+      frame(Opcode.binary, Buffer.from([1, 2]), { fin: false }),
+      frame(Opcode.continuation, Buffer.from([0x80, 3])),
     ]);
     expect(events).toEqual([binary(Buffer.from([1, 2, 0x80, 3]))]);
   });
 
   it('ignores a Pong', () => {
-    expect(read([frame(PONG, 'x'), frame(TEXT, 'a')])).toEqual([text('a')]);
+    expect(read([frame(Opcode.pong, 'x'), frame(Opcode.text, 'a')])).toEqual([text('a')]);
   });
 
   it('reports a Ping with its payload, empty or 125 bytes long', () => {
     const long = Buffer.alloc(125, 0xab);
-    expect(read([frame(PING, ''), frame(PING, long)])).toEqual([
+    expect(read([frame(Opcode.ping, ''), frame(Opcode.ping, long)])).toEqual([
       { kind: 'ping', hex: '' },
       { kind: 'ping', hex: long.toString('hex') },
     ]);
@@ -205,10 +163,10 @@ describe('WebSocketFrameReader: reading frames', () => {
 describe('WebSocketFrameReader: the ascii flag', () => {
   it('is set for ASCII text and cleared by any byte above 0x7f', () => {
     const [ascii, accented, binaryHigh, binaryLow] = read([
-      frame(TEXT, '{"plain":"ascii ~\\u00e9"}'),
-      frame(TEXT, '{"x":"é"}'),
-      frame(BINARY, Buffer.from([0x41, 0x80])),
-      frame(BINARY, Buffer.from([0x00, 0x7f])),
+      frame(Opcode.text, '{"plain":"ascii ~\\u00e9"}'),
+      frame(Opcode.text, '{"x":"é"}'),
+      frame(Opcode.binary, Buffer.from([0x41, 0x80])),
+      frame(Opcode.binary, Buffer.from([0x00, 0x7f])),
     ]);
     expect(ascii).toMatchObject({ ascii: true });
     expect(accented).toMatchObject({ ascii: false, binary: false });
@@ -218,15 +176,15 @@ describe('WebSocketFrameReader: the ascii flag', () => {
 
   it('holds for a whole fragmented message, whichever fragment is not ASCII', () => {
     const events = read([
-      frame(TEXT, 'abc', { fin: false }),
-      frame(CONTINUATION, 'def'),
-      frame(TEXT, 'abc', { fin: false }),
-      frame(CONTINUATION, 'dé', { fin: false }),
-      frame(CONTINUATION, 'f'),
-      frame(TEXT, 'é', { fin: false }),
-      frame(CONTINUATION, 'x'),
-      frame(TEXT, 'a', { fin: false }),
-      frame(CONTINUATION, 'b'),
+      frame(Opcode.text, 'abc', { fin: false }),
+      frame(Opcode.continuation, 'def'),
+      frame(Opcode.text, 'abc', { fin: false }),
+      frame(Opcode.continuation, 'dé', { fin: false }),
+      frame(Opcode.continuation, 'f'),
+      frame(Opcode.text, 'é', { fin: false }),
+      frame(Opcode.continuation, 'x'),
+      frame(Opcode.text, 'a', { fin: false }),
+      frame(Opcode.continuation, 'b'),
     ]);
     expect(events.map((event) => (event.kind === 'message' ? event.ascii : event.kind))).toEqual([
       true,
@@ -242,7 +200,7 @@ describe('WebSocketFrameReader: the ascii flag', () => {
       for (let high = 0; high < length; high += 1) {
         const payload = Buffer.alloc(length, 0x61);
         payload[high] = 0x80;
-        const [event] = read([frame(BINARY, payload)]);
+        const [event] = read([frame(Opcode.binary, payload)]);
         expect(event).toEqual(binary(payload));
         expect(event).toMatchObject({ ascii: false });
       }
@@ -261,7 +219,7 @@ describe('WebSocketFrameReader: unmasking', () => {
         number,
         number,
       ];
-      const wire = frame(BINARY, payload, { key });
+      const wire = frame(Opcode.binary, payload, { key });
       // Independent of the reader: what is on the wire XOR the key is the payload.
       const header = wire.length - length;
       expect(referenceMask(wire.subarray(header), key)).toEqual(payload);
@@ -273,8 +231,10 @@ describe('WebSocketFrameReader: unmasking', () => {
     const next = random(99);
     const payloads = [3, 17, 64, 129].map((length) => randomBytes(next, length));
     const chunk = Buffer.concat([
-      frame(TEXT, 'x'), // 7 bytes: the next frame starts unaligned
-      ...payloads.map((payload) => frame(BINARY, payload, { key: [0xde, 0xad, 0xbe, 0xef] })),
+      frame(Opcode.text, 'x'), // 7 bytes: the next frame starts unaligned
+      ...payloads.map((payload) =>
+        frame(Opcode.binary, payload, { key: [0xde, 0xad, 0xbe, 0xef] }),
+      ),
     ]);
     expect(read([chunk])).toEqual([text('x'), ...payloads.map(binary)]);
   });
@@ -283,21 +243,21 @@ describe('WebSocketFrameReader: unmasking', () => {
 describe('WebSocketFrameReader: input split anywhere', () => {
   /** Frames of every kind the reader accepts, in one byte stream. */
   const stream = Buffer.concat([
-    frame(TEXT, '{"id":1,"method":"a"}'),
-    frame(BINARY, Buffer.from([0xc3, 0xa9, 0x00, 0xff])),
-    frame(TEXT, 'frag-', { fin: false }),
-    frame(PING, 'between'),
-    frame(CONTINUATION, 'mént', { fin: false }),
-    frame(PONG, ''),
-    frame(CONTINUATION, '-end'),
-    frame(TEXT, Buffer.from([0x61, 0xe2]), { fin: false }), // '€' cut between fragments
-    frame(CONTINUATION, Buffer.from([0x82]), { fin: false }),
-    frame(CONTINUATION, Buffer.from([0xac, 0x62])),
-    frame(TEXT, 'y'.repeat(200)), // 16-bit length
-    frame(TEXT, 'z'.repeat(7), { lengthForm: 64 }),
-    frame(PING, ''),
-    frame(TEXT, ''),
-    frame(BINARY, Buffer.from('tail')),
+    frame(Opcode.text, '{"id":1,"method":"a"}'),
+    frame(Opcode.binary, Buffer.from([0xc3, 0xa9, 0x00, 0xff])),
+    frame(Opcode.text, 'frag-', { fin: false }),
+    frame(Opcode.ping, 'between'),
+    frame(Opcode.continuation, 'mént', { fin: false }),
+    frame(Opcode.pong, ''),
+    frame(Opcode.continuation, '-end'),
+    frame(Opcode.text, Buffer.from([0x61, 0xe2]), { fin: false }), // '€' cut between fragments
+    frame(Opcode.continuation, Buffer.from([0x82]), { fin: false }),
+    frame(Opcode.continuation, Buffer.from([0xac, 0x62])),
+    frame(Opcode.text, 'y'.repeat(200)), // 16-bit length
+    frame(Opcode.text, 'z'.repeat(7), { lengthForm: 64 }),
+    frame(Opcode.ping, ''),
+    frame(Opcode.text, ''),
+    frame(Opcode.binary, Buffer.from('tail')),
   ]);
   const whole = read([stream]);
 
@@ -350,7 +310,7 @@ describe('WebSocketFrameReader: input split anywhere', () => {
 });
 
 describe('WebSocketFrameReader: violations', () => {
-  const next = frame(TEXT, 'never read');
+  const next = frame(Opcode.text, 'never read');
 
   /** Cases that break the protocol, each after a valid message; `limits` where they matter. */
   const violations: Array<{
@@ -361,11 +321,15 @@ describe('WebSocketFrameReader: violations', () => {
   }> = [
     {
       name: 'an unmasked frame',
-      frames: [frame(TEXT, 'x', { masked: false })],
+      frames: [frame(Opcode.text, 'x', { masked: false })],
       reason: /not masked/,
     },
-    { name: 'RSV1 set', frames: [frame(TEXT, 'x', { rsv: 4 })], reason: /reserved bits/ },
-    { name: 'RSV3 set on a Ping', frames: [frame(PING, 'x', { rsv: 1 })], reason: /reserved bits/ },
+    { name: 'RSV1 set', frames: [frame(Opcode.text, 'x', { rsv: 4 })], reason: /reserved bits/ },
+    {
+      name: 'RSV3 set on a Ping',
+      frames: [frame(Opcode.ping, 'x', { rsv: 1 })],
+      reason: /reserved bits/,
+    },
     ...[3, 4, 5, 6, 7].map((opcode) => ({
       name: `reserved data opcode ${opcode}`,
       frames: [frame(opcode, 'x')],
@@ -378,83 +342,83 @@ describe('WebSocketFrameReader: violations', () => {
     })),
     {
       name: 'a continuation without a message to continue',
-      frames: [frame(CONTINUATION, 'x')],
+      frames: [frame(Opcode.continuation, 'x')],
       reason: /continuation frame without a message/,
     },
     {
       name: 'a new data frame during a fragmented message',
-      frames: [frame(TEXT, 'a', { fin: false }), frame(TEXT, 'b')],
+      frames: [frame(Opcode.text, 'a', { fin: false }), frame(Opcode.text, 'b')],
       reason: /new message started before the previous one was finished/,
     },
     {
       name: 'a new Binary frame during a fragmented Text message',
-      frames: [frame(TEXT, 'a', { fin: false }), frame(BINARY, 'b', { fin: false })],
+      frames: [frame(Opcode.text, 'a', { fin: false }), frame(Opcode.binary, 'b', { fin: false })],
       reason: /new message started/,
     },
     {
       name: 'a fragmented Ping',
-      frames: [frame(PING, 'x', { fin: false })],
+      frames: [frame(Opcode.ping, 'x', { fin: false })],
       reason: /control frame is fragmented/,
     },
     {
       name: 'a fragmented Close',
-      frames: [frame(CLOSE, '', { fin: false })],
+      frames: [frame(Opcode.close, '', { fin: false })],
       reason: /control frame is fragmented/,
     },
     {
       name: 'a Ping of 126 bytes',
-      frames: [frame(PING, Buffer.alloc(126))],
+      frames: [frame(Opcode.ping, Buffer.alloc(126))],
       reason: /control frame is longer than 125 bytes/,
     },
     {
       name: 'a Close of 126 bytes',
-      frames: [frame(CLOSE, Buffer.alloc(126))],
+      frames: [frame(Opcode.close, Buffer.alloc(126))],
       reason: /control frame is longer than 125 bytes/,
     },
     {
       name: 'a frame one byte over the frame limit',
-      frames: [frame(BINARY, Buffer.alloc(101))],
+      frames: [frame(Opcode.binary, Buffer.alloc(101))],
       limits: { maxFrameBytes: 100 },
       reason: /frame of 101 bytes is over the limit of 100/,
     },
     {
       name: 'a message over the message limit across fragments',
       frames: [
-        frame(TEXT, 'abcd', { fin: false }),
-        frame(CONTINUATION, 'efgh', { fin: false }),
-        frame(CONTINUATION, 'ijk'),
+        frame(Opcode.text, 'abcd', { fin: false }),
+        frame(Opcode.continuation, 'efgh', { fin: false }),
+        frame(Opcode.continuation, 'ijk'),
       ],
       limits: { maxMessageBytes: 10 },
       reason: /message is over the limit of 10 bytes/,
     },
     {
       name: 'a Text message that is not UTF-8',
-      frames: [frame(TEXT, Buffer.from([0x7b, 0xff, 0x7d]))],
+      frames: [frame(Opcode.text, Buffer.from([0x7b, 0xff, 0x7d]))],
       reason: /Text message is not valid UTF-8/,
     },
     {
       name: 'an overlong UTF-8 encoding in a Text message',
-      frames: [frame(TEXT, Buffer.from([0xc0, 0xaf]))],
+      frames: [frame(Opcode.text, Buffer.from([0xc0, 0xaf]))],
       reason: /not valid UTF-8/,
     },
     {
       name: 'a fragmented Text message whose joined bytes are not UTF-8',
       frames: [
-        frame(TEXT, Buffer.from([0x61]), { fin: false }),
-        frame(CONTINUATION, Buffer.from([0xe2, 0x28])),
+        frame(Opcode.text, Buffer.from([0x61]), { fin: false }),
+        frame(Opcode.continuation, Buffer.from([0xe2, 0x28])),
       ],
       reason: /not valid UTF-8/,
     },
     {
       name: 'a first Text fragment that is not UTF-8, at once (as tungstenite)',
-      frames: [frame(TEXT, Buffer.from([0x7b, 0xff]), { fin: false })],
+      frames: [frame(Opcode.text, Buffer.from([0x7b, 0xff]), { fin: false })],
       reason: /not valid UTF-8/,
     },
     {
       name: 'a middle Text fragment that completes a character wrongly, at once',
       frames: [
-        frame(TEXT, Buffer.from([0x61, 0xe2]), { fin: false }),
-        frame(CONTINUATION, Buffer.from([0x28]), { fin: false }),
+        frame(Opcode.text, Buffer.from([0x61, 0xe2]), { fin: false }),
+        frame(Opcode.continuation, Buffer.from([0x28]), { fin: false }),
       ],
       reason: /not valid UTF-8/,
     },
@@ -464,14 +428,17 @@ describe('WebSocketFrameReader: violations', () => {
     it(`reports ${name} once, and reads nothing after it`, () => {
       // The violation and a valid frame behind it in one chunk, then another chunk.
       const events = read(
-        [Buffer.concat([frame(TEXT, 'before'), ...frames, next]), frame(TEXT, 'later')],
+        [
+          Buffer.concat([frame(Opcode.text, 'before'), ...frames, next]),
+          frame(Opcode.text, 'later'),
+        ],
         limits,
       );
       expect(events).toHaveLength(2);
       expect(events[0]).toEqual(text('before'));
       expect(events[1]).toEqual({ kind: 'violation', reason: expect.stringMatching(reason) });
       // Byte by byte the outcome is the same.
-      const stream = Buffer.concat([frame(TEXT, 'before'), ...frames, next]);
+      const stream = Buffer.concat([frame(Opcode.text, 'before'), ...frames, next]);
       const bytewise = read(
         Array.from({ length: stream.length }, (_, index) => stream.subarray(index, index + 1)),
         limits,
@@ -483,27 +450,30 @@ describe('WebSocketFrameReader: violations', () => {
   it('accepts a character cut between Text fragments, and one left unfinished until the last', () => {
     expect(
       read([
-        frame(TEXT, Buffer.from([0x61, 0xc3]), { fin: false }),
-        frame(CONTINUATION, Buffer.from([0xa9])),
-        frame(TEXT, Buffer.from([0xf0, 0x9d]), { fin: false }),
-        frame(CONTINUATION, Buffer.from([0x84]), { fin: false }),
-        frame(CONTINUATION, Buffer.from([0x9e])),
+        frame(Opcode.text, Buffer.from([0x61, 0xc3]), { fin: false }),
+        frame(Opcode.continuation, Buffer.from([0xa9])),
+        frame(Opcode.text, Buffer.from([0xf0, 0x9d]), { fin: false }),
+        frame(Opcode.continuation, Buffer.from([0x84]), { fin: false }),
+        frame(Opcode.continuation, Buffer.from([0x9e])),
       ]),
     ).toEqual([text('aé'), text('𝄞')]);
     // Cut off by the end of the message: refused when the message is whole.
     expect(
-      read([frame(TEXT, Buffer.from([0x61, 0xc3]), { fin: false }), frame(CONTINUATION, 'b')]),
+      read([
+        frame(Opcode.text, Buffer.from([0x61, 0xc3]), { fin: false }),
+        frame(Opcode.continuation, 'b'),
+      ]),
     ).toEqual([{ kind: 'violation', reason: 'a Text message is not valid UTF-8' }]);
   });
 
   it('starts each fragmented Text message with a fresh UTF-8 check', () => {
     expect(
       read([
-        frame(TEXT, Buffer.from([0xc3]), { fin: false }),
-        frame(CONTINUATION, Buffer.from([0xa9])),
-        frame(TEXT, 'ok', { fin: false }),
-        frame(CONTINUATION, 'é', { fin: false }),
-        frame(CONTINUATION, ''),
+        frame(Opcode.text, Buffer.from([0xc3]), { fin: false }),
+        frame(Opcode.continuation, Buffer.from([0xa9])),
+        frame(Opcode.text, 'ok', { fin: false }),
+        frame(Opcode.continuation, 'é', { fin: false }),
+        frame(Opcode.continuation, ''),
       ]),
     ).toEqual([text('é'), text('oké')]);
   });
@@ -511,8 +481,8 @@ describe('WebSocketFrameReader: violations', () => {
   it('checks no UTF-8 in a fragmented Binary message', () => {
     expect(
       read([
-        frame(BINARY, Buffer.from([0xff]), { fin: false }),
-        frame(CONTINUATION, Buffer.from([0xfe])),
+        frame(Opcode.binary, Buffer.from([0xff]), { fin: false }),
+        frame(Opcode.continuation, Buffer.from([0xfe])),
       ]),
     ).toEqual([binary(Buffer.from([0xff, 0xfe]))]);
   });
@@ -520,15 +490,15 @@ describe('WebSocketFrameReader: violations', () => {
   it('accepts a frame exactly at the frame limit and a message exactly at the message limit', () => {
     const events = read(
       [
-        frame(BINARY, Buffer.alloc(100, 1)),
-        frame(TEXT, 'abcde', { fin: false }),
-        frame(CONTINUATION, 'fghij'),
+        frame(Opcode.binary, Buffer.alloc(100, 1)),
+        frame(Opcode.text, 'abcde', { fin: false }),
+        frame(Opcode.continuation, 'fghij'),
       ],
       { maxFrameBytes: 100, maxMessageBytes: 100 },
     );
     expect(events).toEqual([binary(Buffer.alloc(100, 1)), text('abcdefghij')]);
     expect(
-      read([frame(TEXT, 'abcde', { fin: false }), frame(CONTINUATION, 'fghij')], {
+      read([frame(Opcode.text, 'abcde', { fin: false }), frame(Opcode.continuation, 'fghij')], {
         maxMessageBytes: 10,
       }),
     ).toEqual([text('abcdefghij')]);
@@ -556,8 +526,8 @@ describe('WebSocketFrameReader: violations', () => {
   });
 
   it('refuses a fragment that would take the message over its limit from its header alone', () => {
-    const first = frame(TEXT, 'abcdef', { fin: false });
-    const secondHeader = frame(CONTINUATION, 'ghijk').subarray(0, 2); // no key, no payload yet
+    const first = frame(Opcode.text, 'abcdef', { fin: false });
+    const secondHeader = frame(Opcode.continuation, 'ghijk').subarray(0, 2); // no key, no payload yet
     expect(read([first, secondHeader], { maxMessageBytes: 10 })).toEqual([
       { kind: 'violation', reason: 'message is over the limit of 10 bytes' },
     ]);
@@ -565,7 +535,11 @@ describe('WebSocketFrameReader: violations', () => {
 
   it('does not count control frames between fragments towards the message limit', () => {
     const events = read(
-      [frame(TEXT, 'abcde', { fin: false }), frame(PING, 'pppppppp'), frame(CONTINUATION, 'fghij')],
+      [
+        frame(Opcode.text, 'abcde', { fin: false }),
+        frame(Opcode.ping, 'pppppppp'),
+        frame(Opcode.continuation, 'fghij'),
+      ],
       { maxMessageBytes: 10 },
     );
     expect(events).toEqual([
@@ -579,8 +553,13 @@ describe('WebSocketFrameReader: the end of reading', () => {
   it('reports a Close as peerClosed and reads nothing after it', () => {
     for (const payload of [Buffer.alloc(0), Buffer.from([0x03, 0xe8, 0x62, 0x79, 0x65])]) {
       const events = read([
-        Buffer.concat([frame(TEXT, 'a'), frame(CLOSE, payload), frame(TEXT, 'b'), frame(PING, '')]),
-        frame(TEXT, 'c'),
+        Buffer.concat([
+          frame(Opcode.text, 'a'),
+          frame(Opcode.close, payload),
+          frame(Opcode.text, 'b'),
+          frame(Opcode.ping, ''),
+        ]),
+        frame(Opcode.text, 'c'),
       ]);
       expect(events).toEqual([text('a'), { kind: 'peerClosed' }]);
     }
@@ -588,9 +567,9 @@ describe('WebSocketFrameReader: the end of reading', () => {
 
   it('drops a fragmented message left unfinished by a Close', () => {
     const events = read([
-      frame(TEXT, 'part', { fin: false }),
-      frame(CLOSE, ''),
-      frame(CONTINUATION, 'rest'),
+      frame(Opcode.text, 'part', { fin: false }),
+      frame(Opcode.close, ''),
+      frame(Opcode.continuation, 'rest'),
     ]);
     expect(events).toEqual([{ kind: 'peerClosed' }]);
   });
@@ -606,15 +585,15 @@ describe('WebSocketFrameReader: the end of reading', () => {
       peerClosed: () => sink.peerClosed(),
       violation: (reason) => sink.violation(reason),
     });
-    reader.push(Buffer.concat([frame(TEXT, 'first'), frame(TEXT, 'second')]));
-    reader.push(frame(TEXT, 'third'));
+    reader.push(Buffer.concat([frame(Opcode.text, 'first'), frame(Opcode.text, 'second')]));
+    reader.push(frame(Opcode.text, 'third'));
     expect(sink.events).toEqual([text('first')]);
   });
 
   it('forgets a partial frame when stopped', () => {
     const sink = new RecordingSink();
     const reader = new WebSocketFrameReader(sink);
-    const bytes = frame(TEXT, 'hello');
+    const bytes = frame(Opcode.text, 'hello');
     reader.push(bytes.subarray(0, 4));
     reader.stop();
     reader.push(Buffer.from(bytes.subarray(4)));
