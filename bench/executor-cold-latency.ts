@@ -1,0 +1,95 @@
+/**
+ * One executor-side figure of remote-latency, `fs_get_metadata_ms`, with enough samples to
+ * tell a few percent apart: `fs/getMetadata` round trips to the codex 0.169.0 binary and to
+ * our executor (`execrx serve`, compiled, as in remote-latency), interleaved, each request
+ * after an idle gap — so every request is served cold, as in remote-latency, where each
+ * executor idles while the other columns run. Both executors get the same client (the
+ * compiled hand-written one: the least client time in the figure) and the same gaps.
+ *
+ * Prints p25/p50/p90 per executor and the p50 ratio ours / binary (the #4 target is ≤ 1.0x).
+ *
+ * Run: `npx tsx bench/executor-cold-latency.ts [samples=300] [gapMs=20]`
+ */
+import { loadavg } from 'node:os';
+import { compiledLatencyDrivers } from './support/compiledClients.js';
+import {
+  startCodexExecServer,
+  startTsExecutorProcess,
+  type RunningExecServer,
+} from './support/executors.js';
+import type { LatencySession } from './support/latencyDrivers.js';
+import { elapsedMs } from './support/stats.js';
+
+const WARMUPS = 10;
+
+interface Column {
+  readonly label: string;
+  readonly session: LatencySession;
+  readonly cwd: string;
+  readonly samples: number[];
+}
+
+function positiveArg(index: number, fallback: number): number {
+  const raw = process.argv[index];
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`argument ${index - 1} must be a positive integer`);
+  return value;
+}
+
+function quantile(samples: readonly number[], q: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+}
+
+async function main(): Promise<void> {
+  const samples = positiveArg(2, 300);
+  const gapMs = positiveArg(3, 20);
+  const { handwrittenClient } = await compiledLatencyDrivers();
+  const servers: RunningExecServer[] = [];
+  try {
+    const [binary, ours] = await Promise.all([startCodexExecServer(), startTsExecutorProcess()]);
+    servers.push(binary, ours);
+    const columns: Column[] = [];
+    for (const [label, server] of [
+      ['codex binary', binary],
+      ['ts-executor', ours],
+    ] as const) {
+      const session = await handwrittenClient(server.url);
+      columns.push({ label, session, cwd: await session.environmentCwd(), samples: [] });
+    }
+    for (let round = 0; round < WARMUPS + samples; round += 1) {
+      // Alternate which executor goes first, so drift and load spikes hit both alike.
+      const order = round % 2 === 0 ? columns : [...columns].reverse();
+      for (const column of order) {
+        await new Promise((resolve) => setTimeout(resolve, gapMs));
+        const start = process.hrtime.bigint();
+        await column.session.getMetadata(column.cwd);
+        if (round >= WARMUPS) column.samples.push(elapsedMs(start));
+      }
+    }
+    for (const column of columns) column.session.close();
+    console.log(
+      `fs/getMetadata after ${gapMs} ms idle: ${samples} samples per executor, hand-written client, plain WebSocket on 127.0.0.1`,
+    );
+    console.log(
+      `node ${process.version}, load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}`,
+    );
+    for (const { label, samples: taken } of columns) {
+      const [p25, p50, p90] = [0.25, 0.5, 0.9].map((q) => quantile(taken, q).toFixed(3));
+      console.log(`  ${label.padEnd(14)} p25 ${p25} ms  p50 ${p50} ms  p90 ${p90} ms`);
+    }
+    const [theirs, mine] = columns.map((column) => quantile(column.samples, 0.5)) as [
+      number,
+      number,
+    ];
+    console.log(`ratio ours/binary p50: ${(mine / theirs).toFixed(3)}x  (target ≤ 1.0x)`);
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+await main();
