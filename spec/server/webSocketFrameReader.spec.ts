@@ -139,6 +139,18 @@ describe('WebSocketFrameReader: reading frames', () => {
     ]);
   });
 
+  it('joins a message sent one byte a fragment, itself sent one byte a chunk', () => {
+    const message = '{"id":7,"method":"fs/getMetadata","params":{"path":"file:///tmp"}}'.repeat(40);
+    const frames = [...message].map((char, index) =>
+      frame(index === 0 ? Opcode.text : Opcode.continuation, char, {
+        fin: index === message.length - 1,
+      }),
+    );
+    const wire = Buffer.concat(frames);
+    const bytes = [...wire].map((byte) => Buffer.of(byte));
+    expect(read(bytes)).toEqual([text(message)]);
+  });
+
   it('joins a fragmented Binary message', () => {
     const events = read([
       frame(Opcode.binary, Buffer.from([1, 2]), { fin: false }),

@@ -6,11 +6,13 @@
  * (the binary then drops the connection without a Close frame).
  *
  * Frames usually arrive whole, one or more per socket read; such a frame is unmasked in
- * place and handed on as a view of the chunk, with no copy. Only a frame split across reads
- * is gathered, once all of its bytes are there.
+ * place and handed on as a view of the chunk, with no copy. Only a frame split across reads,
+ * and a fragmented message, are gathered into a buffer of their own (GrowableBuffer: memory
+ * in proportion to the bytes, however small the pieces they come in).
  */
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
+import { GrowableBuffer } from './growableBuffer.js';
 
 /** tungstenite's default `max_frame_size`. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -52,12 +54,10 @@ export class WebSocketFrameReader {
   private readonly maxFrameBytes: number;
   private readonly maxMessageBytes: number;
   /** Bytes of an incomplete frame, and how many the frame (or its header) needs in all. */
-  private partial: Buffer[] = [];
-  private partialBytes = 0;
+  private readonly partial = new GrowableBuffer();
   private needed = 0;
   /** The fragments of a message still in progress, and its opcode (0 when none). */
-  private fragments: Buffer[] = [];
-  private fragmentBytes = 0;
+  private readonly fragments = new GrowableBuffer();
   private fragmentsAscii = true;
   private messageOpcode = 0;
   /** Checks a fragmented Text message's UTF-8 as it arrives (tungstenite fails at once). */
@@ -76,22 +76,18 @@ export class WebSocketFrameReader {
   push(chunk: Buffer): void {
     if (this.stopped) return;
     let data = chunk;
-    if (this.partialBytes > 0) {
-      this.partial.push(chunk);
-      this.partialBytes += chunk.length;
-      if (this.partialBytes < this.needed) return;
-      data = Buffer.concat(this.partial, this.partialBytes);
-      this.partial = [];
-      this.partialBytes = 0;
+    if (this.partial.length > 0) {
+      this.partial.append(chunk);
+      if (this.partial.length < this.needed) return;
+      data = this.partial.take();
     }
     let offset = 0;
     while (offset < data.length) {
       const read = this.readFrame(data, offset);
       if (read === STOPPED) return;
       if (read === INCOMPLETE) {
-        // Kept as a view: the chunk is ours, and the rest of the frame is usually near.
-        this.partial.push(data.subarray(offset));
-        this.partialBytes = data.length - offset;
+        // Not reserved up front: a header alone must not make the reader take 16 MiB.
+        this.partial.append(data.subarray(offset));
         return;
       }
       offset += read;
@@ -145,7 +141,7 @@ export class WebSocketFrameReader {
       return 'a new message started before the previous one was finished';
     if (length > this.maxFrameBytes)
       return `frame of ${length} bytes is over the limit of ${this.maxFrameBytes}`;
-    if (this.fragmentBytes + length > this.maxMessageBytes)
+    if (this.fragments.length + length > this.maxMessageBytes)
       return `message is over the limit of ${this.maxMessageBytes} bytes`;
     return undefined;
   }
@@ -175,16 +171,12 @@ export class WebSocketFrameReader {
         return false;
       }
     }
-    // A view is enough: each socket read comes in a buffer of its own, which nobody reuses.
-    this.fragments.push(payload);
-    this.fragmentBytes += payload.length;
+    this.fragments.append(payload);
     this.fragmentsAscii &&= ascii;
     if (!fin) return true;
-    const message = Buffer.concat(this.fragments, this.fragmentBytes);
+    const message = this.fragments.take();
     const messageOpcode = this.messageOpcode;
     const messageAscii = this.fragmentsAscii;
-    this.fragments = [];
-    this.fragmentBytes = 0;
     this.fragmentsAscii = true;
     this.messageOpcode = 0;
     this.textCheck = undefined;
@@ -215,8 +207,8 @@ export class WebSocketFrameReader {
   /** Stops reading: later chunks are ignored. */
   stop(): void {
     this.stopped = true;
-    this.partial = [];
-    this.fragments = [];
+    this.partial.clear();
+    this.fragments.clear();
   }
 }
 
