@@ -34,7 +34,11 @@ import {
   type ProcessHandle,
   type StartProcessOptions,
 } from '../../src/client/index.js';
-import { NotFoundError, ProcessWriteRejectedError } from '../../src/protocol/errors.js';
+import {
+  MessageTooLargeError,
+  NotFoundError,
+  ProcessWriteRejectedError,
+} from '../../src/protocol/errors.js';
 import type { Transport } from '../../src/transport/transport.js';
 import { connectWebSocket } from '../../src/transport/webSocketTransport.js';
 import type { ExecServerFactory } from '../support/codexExecServer.js';
@@ -547,6 +551,19 @@ export function describeConformance(
     });
 
     describe('filesystem', () => {
+      it('writes a file whose request is over one 16 MiB WebSocket frame; refuses one over 64 MiB without losing the session', async () => {
+        const client = await session();
+        const file = join(workDir, 'large.bin');
+        // 13 MiB is ~17.3 MiB of base64: more than one frame of the executor's WebSocket.
+        await first(client.fs.writeFile(file, Buffer.alloc(13 * 1024 * 1024, 0x61)));
+        expect((await first(client.fs.getMetadata(file))).size).toBe(13 * 1024 * 1024);
+        // 49 MiB is ~65.3 MiB of base64: over any connection's 64 MiB message limit.
+        await expect(
+          first(client.fs.writeFile(file, Buffer.alloc(49 * 1024 * 1024, 0x62))),
+        ).rejects.toBeInstanceOf(MessageTooLargeError);
+        expect((await first(client.fs.getMetadata(file))).size).toBe(13 * 1024 * 1024);
+      }, 30_000);
+
       it('writes, reads, stats, lists, canonicalizes, copies, walks and removes', async () => {
         const client = await session();
         const dir = join(workDir, 'fs tree');

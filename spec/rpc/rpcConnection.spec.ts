@@ -3,10 +3,12 @@ import { firstValueFrom, NEVER, of, Subject, throwError, toArray, type Subscript
 import {
   DisconnectedError,
   ExecServerError,
+  MessageTooLargeError,
   ProtocolError,
   ServerError,
 } from '../../src/protocol/errors.js';
 import { RpcConnection, type RpcConnectionOptions } from '../../src/rpc/rpcConnection.js';
+import type { Transport } from '../../src/transport/transport.js';
 import { createTransportPair, type PairEnd } from '../support/transportPair.js';
 
 interface Outcome {
@@ -144,6 +146,28 @@ describe('RpcConnection requests', () => {
     );
     server.send(JSON.stringify({ id: 1, result: 1 }));
     expect(a.values).toEqual([1]);
+  });
+
+  it('fails only the call whose message the transport refuses to carry, and goes on', () => {
+    const { client, server } = createTransportPair();
+    const refusing: Transport = {
+      incoming$: client.incoming$,
+      send(message: string): void {
+        if (message.length > 100) throw new MessageTooLargeError(message.length, 100);
+        client.send(message);
+      },
+      close: () => client.close(),
+    };
+    const rpc = new RpcConnection(refusing);
+    current = rpc;
+    const big = record(rpc.request('big', { data: 'x'.repeat(200) })).outcome;
+    expect(big.error).toBeInstanceOf(MessageTooLargeError);
+    expect(client.sent).toEqual([]);
+    const small = record(rpc.request('small', {})).outcome;
+    const [request] = client.sent.map((text) => JSON.parse(text) as { id: number });
+    server.send(JSON.stringify({ id: request?.id, result: 'ok' }));
+    expect(small.values).toEqual(['ok']);
+    expect(rpc.isClosed).toBe(false);
   });
 
   it('uses 1024 as the default pending limit', () => {

@@ -58,6 +58,23 @@ export class JsonError extends ExecServerError {
   }
 }
 
+/**
+ * A message too large for the transport to carry: sending it would make the peer drop the
+ * connection (the executor's WebSocket accepts 64 MiB a message). Nothing was sent; the
+ * connection is fine. Send large files in pieces (`writeFileStream`).
+ */
+export class MessageTooLargeError extends ExecServerError {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(
+      `exec-server message of ${bytes} bytes is over the ${limit}-byte limit of the connection; ` +
+        'send large data in pieces (for files: writeFileStream)',
+    );
+  }
+}
+
 /** Transport-closed class of errors (spec §17.2). */
 export function isTransportClosed(error: unknown): boolean {
   return (

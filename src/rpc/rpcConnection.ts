@@ -138,8 +138,15 @@ export class RpcConnection {
     }
     const id = this.nextRequestId++;
     this.pending.set(id, observer);
-    // Same text as `encodeMessage` of the request, without building the tagged message.
-    this.transport.send(JSON.stringify({ id, method, params: params ?? null }));
+    try {
+      // Same text as `encodeMessage` of the request, without building the tagged message.
+      this.transport.send(JSON.stringify({ id, method, params: params ?? null }));
+    } catch (error) {
+      // Nothing was sent (e.g. MessageTooLargeError): only this call fails.
+      this.pending.delete(id);
+      observer.error(error);
+      return undefined;
+    }
     return id;
   }
 

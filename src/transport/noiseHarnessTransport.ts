@@ -23,10 +23,16 @@ import {
   type NoiseCryptoProvider,
   type NoiseInitiatorHandshake,
 } from '../noise/index.js';
-import { ConnectError, DisconnectedError, TimeoutError } from '../protocol/errors.js';
+import {
+  ConnectError,
+  DisconnectedError,
+  MessageTooLargeError,
+  TimeoutError,
+} from '../protocol/errors.js';
 import {
   handshakeFrame,
   keepalive,
+  MAX_NOISE_JSONRPC_MESSAGE_LEN,
   MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
   RelayDataReceiver,
   resumeFrame,
@@ -340,6 +346,13 @@ class HarnessConnection {
   private send(message: string): void {
     if (this.finished || this.sender === undefined) return;
     if (this.socket.readyState !== WebSocket.OPEN) return;
+    // Refused before anything is encrypted, so the stream goes on (at most 3 UTF-8 bytes per
+    // UTF-16 unit: most messages need no count).
+    if (message.length * 3 > MAX_NOISE_JSONRPC_MESSAGE_LEN) {
+      const bytes = Buffer.byteLength(message, 'utf8');
+      if (bytes > MAX_NOISE_JSONRPC_MESSAGE_LEN)
+        throw new MessageTooLargeError(bytes, MAX_NOISE_JSONRPC_MESSAGE_LEN);
+    }
     let frames;
     try {
       frames = this.sender.send(message, requestTraceContext(message));

@@ -11,7 +11,10 @@ export interface Transport {
    * closes cleanly, errors (with an `ExecServerError`) when the transport fails.
    */
   readonly incoming$: Observable<string>;
-  /** Queues one outbound message. Sending on a closed transport is a silent no-op. */
+  /**
+   * Queues one outbound message. Sending on a closed transport is a silent no-op. A message
+   * the transport can never carry throws (`MessageTooLargeError`) and nothing is sent.
+   */
   send(message: string): void;
   /** Closes the transport. Idempotent; `incoming$` completes afterwards. */
   close(): void;

@@ -8,6 +8,7 @@ import {
   ConnectError,
   DisconnectedError,
   DisconnectReason,
+  MessageTooLargeError,
   ProtocolError,
   TimeoutError,
 } from '../protocol/errors.js';
@@ -17,6 +18,15 @@ import { webSocketMessageText } from './webSocketMessageText.js';
 import { errorMessage } from './errorMessage.js';
 import { formatDuration } from './formatDuration.js';
 import type { Transport } from './transport.js';
+
+/**
+ * What the executor's WebSocket server reads (tungstenite's defaults, not changed by the
+ * binary): frames of at most 16 MiB, messages of at most 64 MiB. A bigger frame or message
+ * makes it drop the connection, so longer messages go out in several frames, and messages
+ * over the limit are refused before anything is sent.
+ */
+export const MAX_OUTBOUND_FRAME_BYTES = 16 * 1024 * 1024;
+export const MAX_OUTBOUND_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** Default WebSocket open deadline (`CONNECT_TIMEOUT`, spec §18.1). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -201,7 +211,12 @@ export function fromWebSocket(
     incoming$: incoming.observable,
     send(message: string): void {
       if (finished || socket.readyState !== WebSocket.OPEN) return;
-      socket.send(message, onSent);
+      // At most 3 UTF-8 bytes per UTF-16 unit: most messages are one frame without counting.
+      if (message.length * 3 <= MAX_OUTBOUND_FRAME_BYTES) {
+        socket.send(message, onSent);
+        return;
+      }
+      sendFragmented(socket, Buffer.from(message, 'utf8'), onSent);
     },
     close(): void {
       if (closedByUs) return;
@@ -214,4 +229,19 @@ export function fromWebSocket(
       }
     },
   };
+}
+
+/**
+ * Sends one Text message as frames of at most MAX_OUTBOUND_FRAME_BYTES (a frame boundary may
+ * fall inside a character: only the whole message must be UTF-8), or throws
+ * `MessageTooLargeError` without sending anything.
+ */
+function sendFragmented(socket: WebSocket, bytes: Buffer, onSent: (error?: Error) => void): void {
+  if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES)
+    throw new MessageTooLargeError(bytes.length, MAX_OUTBOUND_MESSAGE_BYTES);
+  for (let offset = 0; offset < bytes.length; offset += MAX_OUTBOUND_FRAME_BYTES) {
+    const end = Math.min(offset + MAX_OUTBOUND_FRAME_BYTES, bytes.length);
+    const fin = end === bytes.length;
+    socket.send(bytes.subarray(offset, end), { binary: false, fin }, fin ? onSent : undefined);
+  }
 }
