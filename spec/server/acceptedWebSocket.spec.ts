@@ -19,6 +19,7 @@ import type { BackpressureTransport } from '../../src/server/backpressure.js';
 import type { SplitTextTransport } from '../../src/server/splitText.js';
 import { startExecServer, type ExecServer } from '../../src/server/index.js';
 import { RawClient } from './rawClient.js';
+import { FLOOD_PROCESS_START_PARAMS } from '../support/floodProcess.js';
 
 type ServerTransport = SplitTextTransport & BackpressureTransport & UndecodableMessageTransport;
 
@@ -256,14 +257,7 @@ describe('process output backpressure (executor end to end)', () => {
     const client = await RawClient.connect(server.url);
     await client.handshake();
     const socket = (client as unknown as { socket: { _socket: Duplex } }).socket._socket;
-    await client.call('process/start', {
-      processId: 'flood',
-      argv: ['sh', '-c', 'sleep 0.2; exec cat /dev/zero'],
-      cwd: 'file:///',
-      env: { PATH: '/usr/bin:/bin' },
-      tty: false,
-      arg0: null,
-    });
+    await client.call('process/start', FLOOD_PROCESS_START_PARAMS);
     socket.pause();
     const before = process.memoryUsage().arrayBuffers;
     await new Promise((resolve) => setTimeout(resolve, 700));

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Duplex } from 'node:stream';
 import { startNoiseExecServer } from '../../support/noiseExecServer.js';
 import { RawRelayClient } from './rawRelayClient.js';
+import { FLOOD_PROCESS_START_PARAMS } from '../../support/floodProcess.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -21,14 +22,7 @@ describe('process output backpressure over a Noise relay stream', () => {
     cleanups.push(() => client.close());
     const stream = await client.openStream();
     await stream.initialize();
-    const started = await stream.request('process/start', {
-      processId: 'flood',
-      argv: ['sh', '-c', 'sleep 0.2; exec cat /dev/zero'],
-      cwd: 'file:///',
-      env: { PATH: '/usr/bin:/bin' },
-      tty: false,
-      arg0: null,
-    });
+    const started = await stream.request('process/start', FLOOD_PROCESS_START_PARAMS);
     expect(started.error).toBeUndefined();
     const socket = (client.socket as unknown as { _socket: Duplex })._socket;
     socket.pause();
