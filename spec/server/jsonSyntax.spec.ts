@@ -63,13 +63,56 @@ describe('parseJson (fast path of scanJson + JSON.parse)', () => {
     '"\\ud800"',
     'not json',
     '',
+    // Short texts without a backslash (checked by one regex):
+    '{"":1,"":2}',
+    '{"a":1,"b":{"a":2},"c":[{"a":3}]}',
+    '{"ab":1,"a":2,"b":3}',
+    '{"a":"a","b":"a:","c":"\\"a\\":"}',
+    '{"a":1,"b":{"c":{"a":1}},"a":3}',
+    '{"a":1,"b":"x","a" \t:2}',
+    '{"id":1,"method":"m","params":{"path":"file:///x","sandbox":null}}',
+    `{"a":"${'x'.repeat(240)}","a":1}`,
+    `{"a":"${'x'.repeat(250)}","a":1}`,
   ])('agrees with scanJson on %#', (text) => {
-    const scanned = scanJson(text);
-    const expected =
-      'error' in scanned ? scanned : { value: JSON.parse(text.slice(0, scanned.end)) as unknown };
-    expect(parseJson(text)).toEqual(expected);
+    expect(parseJson(text)).toEqual(scanned(text));
+  });
+
+  it('agrees with scanJson on random small objects with repeated keys', () => {
+    let state = 7;
+    const next = (n: number): number => {
+      state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return state % n;
+    };
+    const keys = ['a', 'b', 'ab', '', 'a b'];
+    const value = (depth: number): string => {
+      const kind = next(depth > 2 ? 3 : 5);
+      if (kind === 0) return String(next(100));
+      if (kind === 1) return JSON.stringify(keys[next(keys.length)]);
+      if (kind === 2) return 'null';
+      if (kind === 3)
+        return `[${Array.from({ length: next(3) }, () => value(depth + 1)).join(',')}]`;
+      const entries = Array.from({ length: next(4) }, () => {
+        const key = JSON.stringify(keys[next(keys.length)]);
+        return `${key}${next(4) === 0 ? ' ' : ''}:${value(depth + 1)}`;
+      });
+      return `{${entries.join(',')}}`;
+    };
+    let duplicates = 0;
+    for (let round = 0; round < 2_000; round += 1) {
+      const text = `{${Array.from({ length: 1 + next(3) }, () => `"${keys[next(keys.length)]}":${value(0)}`).join(',')}}`;
+      const expected = scanned(text);
+      if ('error' in expected) duplicates += 1;
+      expect(parseJson(text)).toEqual(expected);
+    }
+    expect(duplicates).toBeGreaterThan(100); // the generator does exercise refusals
   });
 });
+
+/** What parseJson must give: scanJson's verdict, and JSON.parse's value when it accepts. */
+function scanned(text: string): { value: unknown } | { error: string } {
+  const result = scanJson(text);
+  return 'error' in result ? result : { value: JSON.parse(text.slice(0, result.end)) as unknown };
+}
 
 describe('firstInvalidUtf8', () => {
   it('agrees with a fatal TextDecoder on random and edge-case byte strings', () => {

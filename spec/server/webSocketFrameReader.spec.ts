@@ -1,7 +1,7 @@
 /**
  * WebSocketFrameReader on hand-built client frames: what a recording sink sees for whole,
  * batched and arbitrarily split input, every length form, fragmentation with control frames
- * in between, the `ascii` flag, unmasking, and each protocol violation (reported once, after
+ * in between, Text decoding, unmasking, and each protocol violation (reported once, after
  * which nothing more is read).
  */
 import { describe, expect, it } from '@jest/globals';
@@ -15,7 +15,8 @@ import { clientFrame, Opcode, referenceMask, uint32 } from '../support/clientFra
 const frame = clientFrame;
 
 type ReaderEvent =
-  | { kind: 'message'; hex: string; binary: boolean; ascii: boolean }
+  | { kind: 'text'; text: string }
+  | { kind: 'binary'; hex: string }
   | { kind: 'ping'; hex: string }
   | { kind: 'peerClosed' }
   | { kind: 'violation'; reason: string };
@@ -23,8 +24,11 @@ type ReaderEvent =
 /** A sink that records what it is told (copies: `data` is only valid during the call). */
 class RecordingSink implements FrameReaderSink {
   readonly events: ReaderEvent[] = [];
-  message(data: Buffer, binary: boolean, ascii: boolean): void {
-    this.events.push({ kind: 'message', hex: data.toString('hex'), binary, ascii });
+  text(message: string): void {
+    this.events.push({ kind: 'text', text: message });
+  }
+  binary(data: Buffer): void {
+    this.events.push({ kind: 'binary', hex: data.toString('hex') });
   }
   ping(payload: Buffer): void {
     this.events.push({ kind: 'ping', hex: payload.toString('hex') });
@@ -45,19 +49,9 @@ function read(chunks: readonly Buffer[], limits?: FrameReaderLimits): ReaderEven
   return sink.events;
 }
 
-const text = (value: string): ReaderEvent => ({
-  kind: 'message',
-  hex: Buffer.from(value).toString('hex'),
-  binary: false,
-  ascii: /^[\x00-\x7f]*$/.test(value),
-});
+const text = (value: string): ReaderEvent => ({ kind: 'text', text: value });
 
-const binary = (bytes: Buffer): ReaderEvent => ({
-  kind: 'message',
-  hex: bytes.toString('hex'),
-  binary: true,
-  ascii: bytes.every((byte) => byte < 0x80),
-});
+const binary = (bytes: Buffer): ReaderEvent => ({ kind: 'binary', hex: bytes.toString('hex') });
 
 /** A small deterministic generator (mulberry32), so failures can be replayed. */
 function random(seed: number): () => number {
@@ -172,21 +166,22 @@ describe('WebSocketFrameReader: reading frames', () => {
   });
 });
 
-describe('WebSocketFrameReader: the ascii flag', () => {
-  it('is set for ASCII text and cleared by any byte above 0x7f', () => {
-    const [ascii, accented, binaryHigh, binaryLow] = read([
-      frame(Opcode.text, '{"plain":"ascii ~\\u00e9"}'),
-      frame(Opcode.text, '{"x":"é"}'),
-      frame(Opcode.binary, Buffer.from([0x41, 0x80])),
-      frame(Opcode.binary, Buffer.from([0x00, 0x7f])),
+describe('WebSocketFrameReader: Text decoding', () => {
+  it('decodes ASCII and other UTF-8 alike, and hands Binary on as bytes', () => {
+    expect(
+      read([
+        frame(Opcode.text, '{"plain":"ascii ~\\u00e9"}'),
+        frame(Opcode.text, '{"x":"é€😀"}'),
+        frame(Opcode.binary, Buffer.from([0x41, 0x80])),
+      ]),
+    ).toEqual([
+      text('{"plain":"ascii ~\\u00e9"}'),
+      text('{"x":"é€😀"}'),
+      binary(Buffer.from([0x41, 0x80])),
     ]);
-    expect(ascii).toMatchObject({ ascii: true });
-    expect(accented).toMatchObject({ ascii: false, binary: false });
-    expect(binaryHigh).toMatchObject({ ascii: false, binary: true });
-    expect(binaryLow).toMatchObject({ ascii: true, binary: true });
   });
 
-  it('holds for a whole fragmented message, whichever fragment is not ASCII', () => {
+  it('decodes a fragmented message whichever fragment is not ASCII', () => {
     const events = read([
       frame(Opcode.text, 'abc', { fin: false }),
       frame(Opcode.continuation, 'def'),
@@ -198,23 +193,23 @@ describe('WebSocketFrameReader: the ascii flag', () => {
       frame(Opcode.text, 'a', { fin: false }),
       frame(Opcode.continuation, 'b'),
     ]);
-    expect(events.map((event) => (event.kind === 'message' ? event.ascii : event.kind))).toEqual([
-      true,
-      false,
-      false,
-      true,
-    ]);
     expect(events).toEqual([text('abcdef'), text('abcdéf'), text('éx'), text('ab')]);
   });
 
-  it('is correct at every position of the odd tail the unmasking loop handles bytewise', () => {
+  it('sees a non-ASCII byte at every position of the tail the unmasking loop handles bytewise', () => {
     for (let length = 1; length <= 12; length += 1) {
       for (let high = 0; high < length; high += 1) {
+        // 0x80 alone is not UTF-8: taken for ASCII it would be decoded instead of refused.
         const payload = Buffer.alloc(length, 0x61);
         payload[high] = 0x80;
-        const [event] = read([frame(Opcode.binary, payload)]);
-        expect(event).toEqual(binary(payload));
-        expect(event).toMatchObject({ ascii: false });
+        expect(read([frame(Opcode.text, payload)])).toEqual([
+          { kind: 'violation', reason: 'a Text message is not valid UTF-8' },
+        ]);
+        if (high + 1 < length) {
+          payload[high] = 0xc3; // é, as two bytes
+          payload[high + 1] = 0xa9;
+          expect(read([frame(Opcode.text, payload)])).toEqual([text(payload.toString())]);
+        }
       }
     }
   });
@@ -589,10 +584,11 @@ describe('WebSocketFrameReader: the end of reading', () => {
   it('reads nothing more once stopped, not even the rest of the chunk being read', () => {
     const sink = new RecordingSink();
     const reader = new WebSocketFrameReader({
-      message: (data, isBinary, ascii) => {
-        sink.message(data, isBinary, ascii);
+      text: (message) => {
+        sink.text(message);
         reader.stop();
       },
+      binary: (data) => sink.binary(data),
       ping: (payload) => sink.ping(payload),
       peerClosed: () => sink.peerClosed(),
       violation: (reason) => sink.violation(reason),

@@ -199,14 +199,14 @@ class AcceptedWebSocket
 
   // FrameReaderSink: what the peer sent.
 
-  message(data: Buffer, binary: boolean, ascii: boolean): void {
+  text(message: string): void {
+    if (!this.finished) this.incoming.next(message);
+  }
+
+  binary(data: Buffer): void {
     if (this.finished) return;
-    if (ascii) {
-      this.incoming.next(data.toString('latin1')); // the cheapest decode, exact for ASCII
-      return;
-    }
-    if (!binary || isUtf8(data)) {
-      this.incoming.next(data.toString('utf8'));
+    if (isUtf8(data)) {
+      this.incoming.next(data.toString());
       return;
     }
     const detail = undecodableJsonError(data);

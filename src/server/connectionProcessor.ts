@@ -21,7 +21,7 @@ import { METHODS, type HandlerContext } from './methods.js';
 import { InitializeParams, decodeParams } from './params.js';
 import { errorMessage } from './osError.js';
 import { RpcFailure } from './rpcFailure.js';
-import { jsonNumber, PreformattedJson } from './preformattedJson.js';
+import { PreformattedJson } from './preformattedJson.js';
 import { acceptsSplitText } from './splitText.js';
 import { reportsBackpressure } from './backpressure.js';
 import { reportsUndecodable } from './undecodableMessage.js';
@@ -114,8 +114,9 @@ export class ConnectionProcessor implements SessionOwner {
   private writeResult(id: RequestId, result: unknown): void {
     if (this.closed) return;
     if (result instanceof PreformattedJson) {
-      // `JSON.stringify({ id, result })`, with the result's text made by hand.
-      const idText = typeof id === 'number' ? jsonNumber(id) : JSON.stringify(id);
+      // `JSON.stringify({ id, result })`, with the result's text made by hand (a numeric id is
+      // an integer, which a template writes as JSON.stringify does).
+      const idText = typeof id === 'number' ? `${id}` : JSON.stringify(id);
       this.transport.send(`{"id":${idText},"result":${result.jsonText()}}`);
     } else {
       this.transport.send(JSON.stringify({ id, result }));

@@ -10,7 +10,7 @@ import { join, relative, isAbsolute, dirname, basename } from 'node:path';
 import { decodeBase64Strict } from './base64Strict.js';
 import { fsPath, uriFromPath } from './hostPath.js';
 import { fsFailure } from './osError.js';
-import { jsonNumber, PreformattedJson } from './preformattedJson.js';
+import { PreformattedJson } from './preformattedJson.js';
 import { sandboxRequiresConfinement } from './sandboxPolicy.js';
 import { RpcFailure } from './rpcFailure.js';
 
@@ -113,7 +113,10 @@ export async function createDirectory(params: {
 const millis = (value: number): number =>
   Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 
-/** The `fs/getMetadata` result, with its JSON text built by hand (it answers a hot request). */
+/**
+ * The `fs/getMetadata` result, with its JSON text built by hand (it answers a hot request).
+ * Its numbers come from lstat, so are finite: a template writes them as JSON.stringify does.
+ */
 export class FileMetadata extends PreformattedJson {
   constructor(
     readonly isDirectory: boolean,
@@ -129,8 +132,7 @@ export class FileMetadata extends PreformattedJson {
   jsonText(): string {
     return (
       `{"isDirectory":${this.isDirectory},"isFile":${this.isFile},"isSymlink":${this.isSymlink}` +
-      `,"size":${jsonNumber(this.size)},"createdAtMs":${jsonNumber(this.createdAtMs)}` +
-      `,"modifiedAtMs":${jsonNumber(this.modifiedAtMs)}}`
+      `,"size":${this.size},"createdAtMs":${this.createdAtMs},"modifiedAtMs":${this.modifiedAtMs}}`
     );
   }
 

@@ -255,10 +255,37 @@ function countTree(
   return true;
 }
 
+/** A text shorter than this can neither nest `MAX_NESTING` deep nor hold `MAX_JSON_VALUES`. */
+const SHORT_TEXT = 2 * MAX_NESTING;
+
+/**
+ * A key token (a string followed by `:`) written again later as a key token. Only for texts
+ * without a backslash, where every `"` delimits a string: there it finds every duplicate key,
+ * and also a key repeated in another object, which is allowed (`hasNoDuplicateKeys` then
+ * counts). Native regex code: cold, a fraction of the count below.
+ */
+const REPEATED_KEY = /"([^"]*)"[ \t\n\r]*:[^]*"\1"[ \t\n\r]*:/;
+
+/**
+ * Whether a text JSON.parse accepted (so one valid value) stays within the limits and has no
+ * duplicate object keys, given `value`, what JSON.parse made of it.
+ */
+function withinLimitsAndUnique(text: string, value: unknown): boolean {
+  if (text.length < SHORT_TEXT && !text.includes('\\') && !REPEATED_KEY.test(text)) return true;
+  // The string tokens followed by `:` are exactly the object keys as written, duplicates
+  // included; the parsed value holds each key of an object once.
+  const counts = { keys: 0, values: 0 };
+  return (
+    countTree(value, 0, counts) &&
+    counts.keys === keysInText(text) &&
+    counts.values <= MAX_JSON_VALUES
+  );
+}
+
 /**
  * Parses the first JSON value of `text` with exactly the acceptance of `scanJson` (duplicate
  * keys, nesting and value-count limits included). The common case — a well-formed message —
- * takes native `JSON.parse` plus a walk of the result: the character-level scan, slow until
+ * takes native `JSON.parse` plus a check of the result: the character-level scan, slow until
  * the JIT has warmed up, only runs to word an error or when something follows the value.
  */
 export function parseJson(text: string): { value: unknown } | { error: string } {
@@ -268,17 +295,7 @@ export function parseJson(text: string): { value: unknown } | { error: string } 
   } catch {
     return slowParse(text);
   }
-  // A text JSON.parse accepts is one valid value, so its string tokens followed by `:` are
-  // exactly the object keys as written, duplicates included.
-  const counts = { keys: 0, values: 0 };
-  if (
-    !countTree(value, 0, counts) ||
-    counts.keys !== keysInText(text) ||
-    counts.values > MAX_JSON_VALUES
-  ) {
-    return slowParse(text);
-  }
-  return { value };
+  return withinLimitsAndUnique(text, value) ? { value } : slowParse(text);
 }
 
 function slowParse(text: string): { value: unknown } | { error: string } {

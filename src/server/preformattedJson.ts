@@ -10,8 +10,3 @@ export abstract class PreformattedJson {
   /** The plain value the text encodes. */
   abstract toJSON(): object;
 }
-
-/** `JSON.stringify` of a number. */
-export function jsonNumber(value: number): string {
-  return Number.isFinite(value) ? String(value) : 'null';
-}
