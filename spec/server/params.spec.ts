@@ -4,7 +4,7 @@
  * it declines, the schema either rejects or it is a case left to the schema on purpose.
  */
 import { describe, expect, it } from '@jest/globals';
-import { decodeParams, executorFastCheck, FsGetMetadataParams } from '../../src/server/params.js';
+import { executorFastCheck, FsGetMetadataParams, paramsDecoder } from '../../src/server/params.js';
 
 const PATHS = ['file:///tmp', 'relative', '', 7, null, undefined, ['file:///x'], { p: 1 }];
 const FOLLOW = [true, false, null, undefined, 'yes', 0, {}];
@@ -54,11 +54,10 @@ describe('executorFastCheck(FsGetMetadataParams)', () => {
   });
 
   it('leaves the error wording to the schema', () => {
-    expect(() => decodeParams(FsGetMetadataParams, { followSymlinks: true })).toThrow(
-      'missing field `path`',
+    const decode = paramsDecoder(FsGetMetadataParams);
+    expect(() => decode({ followSymlinks: true })).toThrow('missing field `path`');
+    expect(() => decode({ path: 'file:///a', followSymlinks: 1 })).toThrow(
+      'invalid type: number, expected a boolean',
     );
-    expect(() =>
-      decodeParams(FsGetMetadataParams, { path: 'file:///a', followSymlinks: 1 }),
-    ).toThrow('invalid type: number, expected a boolean');
   });
 });

@@ -15,10 +15,10 @@ import type { Transport } from '../transport/transport.js';
 import { environmentInfo } from './environmentInfo.js';
 import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
-import { parseInbound } from './inboundMessage.js';
+import { parseInbound, type InboundMessage } from './inboundMessage.js';
 import { notificationText, ProcessOutputParams } from './notificationText.js';
 import { METHODS, type HandlerContext } from './methods.js';
-import { InitializeParams, decodeParams } from './params.js';
+import { InitializeParams, paramsDecoder } from './params.js';
 import { errorMessage } from './osError.js';
 import { RpcFailure } from './rpcFailure.js';
 import { PreformattedJson } from './preformattedJson.js';
@@ -41,6 +41,8 @@ export interface ConnectionOptions {
 class UndecodableMessage {
   constructor(readonly detail: string) {}
 }
+
+const decodeInitializeParams = paramsDecoder(InitializeParams);
 
 export class ConnectionProcessor implements SessionOwner {
   private session: Session | undefined;
@@ -162,15 +164,8 @@ export class ConnectionProcessor implements SessionOwner {
     if (this.closed) return;
     // Step 1 of spec §3.2: a session taken over by another connection ends this one.
     if (this.session && this.session.owner !== this) return void this.finish();
-    const inbound = typeof text === 'string' ? parseInbound(text) : { error: text.detail };
-    if ('error' in inbound) {
-      this.replyError(
-        -1,
-        RpcFailure.invalidRequest(`${this.options.parseErrorPrefix}: ${inbound.error}`),
-      );
-      return;
-    }
-    const { message } = inbound;
+    const message: InboundMessage =
+      typeof text === 'string' ? parseInbound(text) : { kind: 'malformed', detail: text.detail };
     switch (message.kind) {
       case 'request': {
         const handling = this.handleRequest(message.id, message.method, message.params);
@@ -187,6 +182,12 @@ export class ConnectionProcessor implements SessionOwner {
           return;
         }
         return void this.finish();
+      case 'malformed':
+        this.replyError(
+          -1,
+          RpcFailure.invalidRequest(`${this.options.parseErrorPrefix}: ${message.detail}`),
+        );
+        return;
       default:
         // This executor never sends requests to the client, so no response is expected.
         return void this.finish();
@@ -221,7 +222,7 @@ export class ConnectionProcessor implements SessionOwner {
   }
 
   private initialize(rawParams: unknown): { sessionId: string; environmentInfo: unknown } {
-    const params = decodeParams(InitializeParams, rawParams);
+    const params = decodeInitializeParams(rawParams);
     if (this.initializeDone)
       throw RpcFailure.invalidRequest('initialize may only be sent once per connection');
     const { registry } = this.options;
@@ -242,7 +243,7 @@ export class ConnectionProcessor implements SessionOwner {
         `exec-server stub does not implement \`${method}\` yet`,
       );
     }
-    const params = decodeParams(spec.schema, rawParams);
+    const params = spec.decode(rawParams);
     if (!this.initializeDone || !this.session) {
       throw RpcFailure.invalidRequest(
         `client must call initialize before using ${spec.family} methods`,

@@ -28,7 +28,9 @@ export function rejectSandboxed(
   sandbox: unknown,
   message = 'sandbox intent cannot be enforced on this executor',
 ): void {
-  if (sandboxRequiresConfinement(sandbox)) throw RpcFailure.invalidRequest(message);
+  // Most requests carry `sandbox: null`: no policy to look at.
+  if (sandbox != null && sandboxRequiresConfinement(sandbox))
+    throw RpcFailure.invalidRequest(message);
 }
 
 /** Runs an fs operation and maps its I/O errors (spec §7.3). */

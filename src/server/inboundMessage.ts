@@ -12,7 +12,9 @@ export type InboundMessage =
   | { kind: 'request'; id: RequestId; method: string; params: unknown }
   | { kind: 'notification'; method: string; params: unknown }
   | { kind: 'response'; id: RequestId }
-  | { kind: 'error'; id: RequestId };
+  | { kind: 'error'; id: RequestId }
+  /** Not a JSON-RPC message; `detail` is the error text the executor answers with. */
+  | { kind: 'malformed'; detail: string };
 
 const BAD_ID = 'data did not match any variant of untagged enum RequestId';
 const I64_MAX = 2n ** 63n - 1n;
@@ -31,28 +33,31 @@ function requestId(value: unknown): RequestId | undefined {
   return undefined;
 }
 
-export function parseInbound(text: string): { message: InboundMessage } | { error: string } {
+const malformed = (detail: string): InboundMessage => ({ kind: 'malformed', detail });
+
+export function parseInbound(text: string): InboundMessage {
   const parsed = parseJson(text);
-  if ('error' in parsed) return parsed;
+  if ('error' in parsed) return malformed(parsed.error);
   const { value } = parsed;
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return { error: 'expected a JSON-RPC object' };
+    return malformed('expected a JSON-RPC object');
   const record = value as Record<string, unknown>;
+  const { method } = record;
   const id = requestId(record.id);
+  // The common case first: a request (a string method and a valid id are surely present).
+  if (typeof method === 'string' && id !== undefined)
+    return { kind: 'request', id, method, params: record.params };
   if ('method' in record) {
-    if (typeof record.method !== 'string') {
-      return { error: `invalid type: ${describeValue(record.method)}, expected a string` };
-    }
-    if (!('id' in record))
-      return { message: { kind: 'notification', method: record.method, params: record.params } };
-    if (id === undefined) return { error: BAD_ID };
-    return { message: { kind: 'request', id, method: record.method, params: record.params } };
+    if (typeof method !== 'string')
+      return malformed(`invalid type: ${describeValue(method)}, expected a string`);
+    if (!('id' in record)) return { kind: 'notification', method, params: record.params };
+    return malformed(BAD_ID);
   }
   if ('result' in record) {
-    if (!('id' in record)) return { error: 'missing field `id`' };
-    return id === undefined ? { error: BAD_ID } : { message: { kind: 'response', id } };
+    if (!('id' in record)) return malformed('missing field `id`');
+    return id === undefined ? malformed(BAD_ID) : { kind: 'response', id };
   }
-  if (!('error' in record)) return { error: 'missing field `error`' };
-  if (!('id' in record)) return { error: 'missing field `id`' };
-  return id === undefined ? { error: BAD_ID } : { message: { kind: 'error', id } };
+  if (!('error' in record)) return malformed('missing field `error`');
+  if (!('id' in record)) return malformed('missing field `id`');
+  return id === undefined ? malformed(BAD_ID) : { kind: 'error', id };
 }

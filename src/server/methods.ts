@@ -22,7 +22,8 @@ export interface HandlerContext {
 export interface MethodSpec<P = unknown> {
   /** Word used in the gating errors: `client must call initialize before using <family> methods`. */
   readonly family: string;
-  readonly schema: z.ZodType<P>;
+  /** The params, decoded; throws the -32602 failure (params.ts `paramsDecoder`). */
+  decode(params: unknown): P;
   run(context: HandlerContext, params: P): unknown;
 }
 
@@ -31,7 +32,7 @@ function method<P>(
   schema: z.ZodType<P>,
   run: (context: HandlerContext, params: P) => unknown,
 ): MethodSpec {
-  return { family, schema, run } as MethodSpec;
+  return { family, decode: p.paramsDecoder(schema), run } as MethodSpec;
 }
 
 export const METHODS: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSpec>([
