@@ -7,12 +7,14 @@ import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import {
   ConnectError,
   DisconnectedError,
+  MessageTooLargeError,
   ProtocolError,
   ServerError,
 } from '../../src/protocol/errors.js';
 import { RpcConnection } from '../../src/rpc/rpcConnection.js';
 import {
   fromStdio,
+  MAX_STDIO_LINE_BYTES,
   spawnStdioTransport,
   type SpawnedStdioTransport,
 } from '../../src/transport/stdioTransport.js';
@@ -214,5 +216,37 @@ describe('the real codex exec-server over stdio', () => {
     rpc.close();
     await firstValueFrom(transport.exit$);
     expect(isAlive(transport.pid)).toBe(false);
+  });
+
+  it('refuses a request over its 64 MiB line limit without sending it, and goes on', async () => {
+    // The binary exits on a longer line (checked: 64 MiB + 1 byte ends it, 64 MiB does not).
+    const codexHome = mkdtempSync(join(tmpdir(), 'execrx-codex-home-'));
+    cleanups.push(() => rmSync(codexHome, { recursive: true, force: true }));
+    const transport = await firstValueFrom(
+      spawnStdioTransport('node_modules/.bin/codex', ['exec-server', '--listen', 'stdio'], {
+        env: { ...process.env, CODEX_HOME: codexHome },
+      }),
+    );
+    cleanups.push(async () => {
+      transport.close();
+      await firstValueFrom(transport.exit$);
+    });
+    const rpc = new RpcConnection(transport);
+    await firstValueFrom(
+      rpc.request('initialize', { clientName: 'execrx-spec', resumeSessionId: null }),
+    );
+    rpc.notify('initialized', {});
+    const dataBase64 = 'A'.repeat(MAX_STDIO_LINE_BYTES);
+    const refused = await firstValueFrom(
+      rpc.request('fs/writeFile', { path: `file://${codexHome}/big`, dataBase64, sandbox: null }),
+    ).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(MessageTooLargeError);
+    expect(refused).toMatchObject({ limit: MAX_STDIO_LINE_BYTES });
+    expect((refused as MessageTooLargeError).bytes).toBeGreaterThan(MAX_STDIO_LINE_BYTES);
+    const info = (await firstValueFrom(rpc.request('environment/info', null))) as {
+      executorVersion: string;
+    };
+    expect(info.executorVersion).toBe('0.169.0');
+    expect(isAlive(transport.pid)).toBe(true);
   });
 });

@@ -13,7 +13,12 @@ import {
   timer,
   type SchedulerLike,
 } from 'rxjs';
-import { ConnectError, DisconnectedError, DisconnectReason } from '../protocol/errors.js';
+import {
+  ConnectError,
+  DisconnectedError,
+  DisconnectReason,
+  MessageTooLargeError,
+} from '../protocol/errors.js';
 import { errorMessage } from './errorMessage.js';
 import type { Transport } from './transport.js';
 
@@ -194,7 +199,14 @@ export function spawnStdioTransport(
         pid,
         exit$: exit.asObservable(),
         incoming$: inner.incoming$,
-        send: (message) => inner.send(message),
+        send: (message) => {
+          // The executor reads lines of at most 64 MiB and exits on a longer one (0.169.0):
+          // such a message fails its call here, with nothing sent.
+          const bytes = Buffer.byteLength(message);
+          if (bytes > MAX_STDIO_LINE_BYTES)
+            throw new MessageTooLargeError(bytes, MAX_STDIO_LINE_BYTES);
+          inner.send(message);
+        },
         close: () => {
           inner.close();
           terminate();
