@@ -185,7 +185,12 @@ describe('spawnStdioTransport', () => {
 });
 
 describe('the real codex exec-server over stdio', () => {
-  it('initializes, answers environment/info, rejects unknown methods, and is stopped on close', async () => {
+  /** The binary on stdio, with its own CODEX_HOME; stopped (and the home removed) after the test. */
+  async function spawnCodex(): Promise<{
+    transport: SpawnedStdioTransport;
+    rpc: RpcConnection;
+    codexHome: string;
+  }> {
     const codexHome = mkdtempSync(join(tmpdir(), 'execrx-codex-home-'));
     cleanups.push(() => rmSync(codexHome, { recursive: true, force: true }));
     const transport = await firstValueFrom(
@@ -197,7 +202,11 @@ describe('the real codex exec-server over stdio', () => {
       transport.close();
       await firstValueFrom(transport.exit$);
     });
-    const rpc = new RpcConnection(transport);
+    return { transport, rpc: new RpcConnection(transport), codexHome };
+  }
+
+  it('initializes, answers environment/info, rejects unknown methods, and is stopped on close', async () => {
+    const { transport, rpc } = await spawnCodex();
     const init = (await firstValueFrom(
       rpc.request('initialize', { clientName: 'execrx-spec', resumeSessionId: null }),
     )) as { sessionId: string };
@@ -220,18 +229,7 @@ describe('the real codex exec-server over stdio', () => {
 
   it('refuses a request over its 64 MiB line limit without sending it, and goes on', async () => {
     // The binary exits on a longer line (checked: 64 MiB + 1 byte ends it, 64 MiB does not).
-    const codexHome = mkdtempSync(join(tmpdir(), 'execrx-codex-home-'));
-    cleanups.push(() => rmSync(codexHome, { recursive: true, force: true }));
-    const transport = await firstValueFrom(
-      spawnStdioTransport('node_modules/.bin/codex', ['exec-server', '--listen', 'stdio'], {
-        env: { ...process.env, CODEX_HOME: codexHome },
-      }),
-    );
-    cleanups.push(async () => {
-      transport.close();
-      await firstValueFrom(transport.exit$);
-    });
-    const rpc = new RpcConnection(transport);
+    const { transport, rpc, codexHome } = await spawnCodex();
     await firstValueFrom(
       rpc.request('initialize', { clientName: 'execrx-spec', resumeSessionId: null }),
     );
