@@ -7,12 +7,15 @@
  * compiled hand-written one: the least client time in the figure) and the same gaps.
  *
  * Prints p25/p50/p90 per executor and the p50 ratio ours / binary (the #4 target is ≤ 1.0x).
+ * `--bare-node` adds a third column, a floor: a Node.js process that answers with only
+ * JSON.parse, lstatSync and a template (bench/support/bareNodeServer.mjs, no checks at all).
  *
- * Run: `npx tsx bench/executor-cold-latency.ts [samples=300] [gapMs=20]`
+ * Run: `npx tsx bench/executor-cold-latency.ts [samples=300] [gapMs=20] [--bare-node]`
  */
 import { loadavg } from 'node:os';
 import { compiledLatencyDrivers } from './support/compiledClients.js';
 import {
+  startBareNodeServer,
   startCodexExecServer,
   startTsExecutorProcess,
   type RunningExecServer,
@@ -29,12 +32,15 @@ interface Column {
   readonly samples: number[];
 }
 
+const BARE_NODE_FLAG = '--bare-node';
+const positional = process.argv.slice(2).filter((arg) => arg !== BARE_NODE_FLAG);
+
 function positiveArg(index: number, fallback: number): number {
-  const raw = process.argv[index];
+  const raw = positional[index];
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`argument ${index - 1} must be a positive integer`);
+    throw new Error(`argument ${index + 1} must be a positive integer`);
   return value;
 }
 
@@ -44,24 +50,35 @@ function quantile(samples: readonly number[], q: number): number {
 }
 
 async function main(): Promise<void> {
-  const samples = positiveArg(2, 300);
-  const gapMs = positiveArg(3, 20);
+  const samples = positiveArg(0, 300);
+  const gapMs = positiveArg(1, 20);
+  const withBareNode = process.argv.includes(BARE_NODE_FLAG);
   const { handwrittenClient } = await compiledLatencyDrivers();
   const servers: RunningExecServer[] = [];
   try {
-    const [binary, ours] = await Promise.all([startCodexExecServer(), startTsExecutorProcess()]);
+    const [binary, ours, bare] = await Promise.all([
+      startCodexExecServer(),
+      startTsExecutorProcess(),
+      withBareNode ? startBareNodeServer() : undefined,
+    ]);
     servers.push(binary, ours);
-    const columns: Column[] = [];
-    for (const [label, server] of [
+    const labelled: Array<readonly [string, RunningExecServer]> = [
       ['codex binary', binary],
       ['ts-executor', ours],
-    ] as const) {
+    ];
+    if (bare) {
+      servers.push(bare);
+      labelled.push(['bare node', bare]);
+    }
+    const columns: Column[] = [];
+    for (const [label, server] of labelled) {
       const session = await handwrittenClient(server.url);
       columns.push({ label, session, cwd: await session.environmentCwd(), samples: [] });
     }
     for (let round = 0; round < WARMUPS + samples; round += 1) {
-      // Alternate which executor goes first, so drift and load spikes hit both alike.
-      const order = round % 2 === 0 ? columns : [...columns].reverse();
+      // Rotate which executor goes first, so drift and load spikes hit all alike.
+      const shift = round % columns.length;
+      const order = [...columns.slice(shift), ...columns.slice(0, shift)];
       for (const column of order) {
         await new Promise((resolve) => setTimeout(resolve, gapMs));
         const start = process.hrtime.bigint();
@@ -82,11 +99,10 @@ async function main(): Promise<void> {
       const [p25, p50, p90] = [0.25, 0.5, 0.9].map((q) => quantile(taken, q).toFixed(3));
       console.log(`  ${label.padEnd(14)} p25 ${p25} ms  p50 ${p50} ms  p90 ${p90} ms`);
     }
-    const [theirs, mine] = columns.map((column) => quantile(column.samples, 0.5)) as [
-      number,
-      number,
-    ];
-    console.log(`ratio ours/binary p50: ${(mine / theirs).toFixed(3)}x  (target ≤ 1.0x)`);
+    const [theirs, mine, floor] = columns.map((column) => quantile(column.samples, 0.5));
+    console.log(`ratio ours/binary p50: ${(mine! / theirs!).toFixed(3)}x  (target ≤ 1.0x)`);
+    if (floor !== undefined)
+      console.log(`ratio bare node/binary p50: ${(floor / theirs!).toFixed(3)}x  (the floor)`);
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
   }

@@ -74,6 +74,19 @@ export async function startTsExecutorProcess(): Promise<RunningExecServer> {
     process.env.EXECRX_BENCH_FROM_SOURCE === '1'
       ? ['--import', 'tsx', SERVE_TS, ...SERVE_ARGS]
       : [await buildPackage(), ...SERVE_ARGS];
+  return startNodeServer(args, 'execrx serve');
+}
+
+/** Starts `bareNodeServer.mjs`, the floor of executor-cold-latency (no checks, not an executor). */
+export function startBareNodeServer(): Promise<RunningExecServer> {
+  return startNodeServer(
+    [fileURLToPath(new URL('bareNodeServer.mjs', import.meta.url))],
+    'bare server',
+  );
+}
+
+/** Spawns `node <args>` and waits for the URL it prints on its first stdout line. */
+async function startNodeServer(args: readonly string[], name: string): Promise<RunningExecServer> {
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -85,7 +98,7 @@ export async function startTsExecutorProcess(): Promise<RunningExecServer> {
       const newline = output.indexOf('\n');
       if (newline !== -1) resolve(output.slice(0, newline).trim());
     });
-    child.once('exit', (code) => reject(new Error(`execrx serve exited early (${code})`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited early (${code})`)));
   });
   child.stdout.resume();
   return {
