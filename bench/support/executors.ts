@@ -7,8 +7,8 @@
  * the executor process (engine flags, lazy module loading). To compile the current `src/`
  * without touching the shared `dist/`, each benchmark run lays out a private copy of the
  * package under `node_modules/.cache/execrx-bench/<pid>/` — `bin/execrx.js` and
- * `package.json` copied unchanged, `dist/` built there with `tsc -p tsconfig.build.json` —
- * and spawns that copy's bin.
+ * `package.json` copied unchanged, `dist/` built there with `tsc -p tsconfig.build.json` and
+ * `scripts/bundle-cli.mjs`, as `npm run build` does — and spawns that copy's bin.
  *
  * `EXECRX_BENCH_FROM_SOURCE=1` runs the CLI from source through tsx instead (slower: tsx's
  * esbuild keeps function names, so every closure goes through a `__name` helper).
@@ -29,6 +29,7 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SERVE_TS = fileURLToPath(new URL('./serveTsExecutor.ts', import.meta.url));
 const PACKAGE_DIR = `${REPO}node_modules/.cache/execrx-bench/${process.pid}`;
 const TSC = `${REPO}node_modules/typescript/bin/tsc`;
+const BUNDLE_CLI = `${REPO}scripts/bundle-cli.mjs`;
 const SERVE_ARGS = ['serve', '--listen', 'ws://127.0.0.1:0'];
 
 let built: Promise<string> | undefined;
@@ -59,7 +60,11 @@ function buildPackage(): Promise<string> {
         () => resolve(),
       ),
     );
-    if (!existsSync(`${PACKAGE_DIR}/dist/cli/main.js`))
+    // bin/execrx.js loads the bundled CLI, as in the built package.
+    await new Promise<void>((resolve) =>
+      execFile(process.execPath, [BUNDLE_CLI, PACKAGE_DIR], { cwd: REPO }, () => resolve()),
+    );
+    if (!existsSync(`${PACKAGE_DIR}/dist/cli/main.bundle.js`))
       throw new Error(`building the execrx CLI into ${PACKAGE_DIR} failed`);
     // The copy is only needed while this benchmark runs.
     process.once('exit', () => rmSync(PACKAGE_DIR, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * Spec helper: runs the built `execrx` command (`bin/execrx.js` → `dist/cli/main.js`, built by
+ * Spec helper: runs the built `execrx` command (`bin/execrx.js` → `dist/cli/main.bundle.js`, built by
  * `npm ci`/`npm run build`) as a child process and collects its output and exit code.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../../bin/execrx.js', import.meta.url));
-const BUILT_MAIN = fileURLToPath(new URL('../../../dist/cli/main.js', import.meta.url));
+const BUILT_MAIN = fileURLToPath(new URL('../../../dist/cli/main.bundle.js', import.meta.url));
 
 export interface CliResult {
   /** Exit code, or null when the child died by a signal. */
