@@ -21,7 +21,7 @@ import {
   type RunningExecServer,
 } from './support/executors.js';
 import type { LatencySession } from './support/latencyDrivers.js';
-import { elapsedMs } from './support/stats.js';
+import { elapsedMs, p50RatioInterval } from './support/stats.js';
 
 const WARMUPS = 10;
 
@@ -99,10 +99,16 @@ async function main(): Promise<void> {
       const [p25, p50, p90] = [0.25, 0.5, 0.9].map((q) => quantile(taken, q).toFixed(3));
       console.log(`  ${label.padEnd(14)} p25 ${p25} ms  p50 ${p50} ms  p90 ${p90} ms`);
     }
-    const [theirs, mine, floor] = columns.map((column) => quantile(column.samples, 0.5));
-    console.log(`ratio ours/binary p50: ${(mine! / theirs!).toFixed(3)}x  (target ≤ 1.0x)`);
-    if (floor !== undefined)
-      console.log(`ratio bare node/binary p50: ${(floor / theirs!).toFixed(3)}x  (the floor)`);
+    // Each ratio with a 95% bootstrap interval: how far noise alone may have moved it.
+    const [binaryColumn, ...others] = columns as [Column, ...Column[]];
+    for (const column of others) {
+      const value = quantile(column.samples, 0.5) / quantile(binaryColumn.samples, 0.5);
+      const [low, high] = p50RatioInterval(column.samples, binaryColumn.samples);
+      const note = column.label === 'bare node' ? 'the floor' : 'target ≤ 1.0x';
+      console.log(
+        `ratio ${column.label}/binary p50: ${value.toFixed(3)}x  [${low.toFixed(3)}, ${high.toFixed(3)}]  (${note})`,
+      );
+    }
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
   }

@@ -22,7 +22,7 @@ import {
   startTsExecutorProcess,
   type RunningExecServer,
 } from './support/executors.js';
-import { elapsedMs, summarize, type Summary } from './support/stats.js';
+import { elapsedMs, p50RatioInterval, summarize, type Summary } from './support/stats.js';
 
 const METRICS = [
   'connection_ms',
@@ -113,28 +113,22 @@ function printReport(columns: readonly Column[], iterations: number, warmups: nu
       );
     }
   }
-  const [oursOnBinary, handwritten, oursOnTs] = summaries as [
-    Record<Metric, Summary>,
-    Record<Metric, Summary>,
-    Record<Metric, Summary>,
-  ];
+  // Each ratio with a 95% bootstrap interval: how far noise alone may have moved it.
+  const [binaryColumn, handwrittenColumn, tsColumn] = columns as [Column, Column, Column];
+  const ratioLine = (metric: Metric, ours: Column, theirs: Column): string => {
+    const [low, high] = p50RatioInterval(ours.samples[metric], theirs.samples[metric]);
+    const p50 = (column: Column): number => summarize(column.samples[metric]).p50;
+    return `  ${metric.padEnd(width)}${ratio(p50(ours), p50(theirs))}  [${low.toFixed(2)}, ${high.toFixed(2)}]`;
+  };
   console.log('');
   console.log(
     'client overhead, our client / hand-written client (same binary), p50 (target ≤ 1.10x):',
   );
-  for (const metric of METRICS) {
-    console.log(
-      `  ${metric.padEnd(width)}${ratio(oursOnBinary[metric].p50, handwritten[metric].p50)}`,
-    );
-  }
+  for (const metric of METRICS) console.log(ratioLine(metric, binaryColumn, handwrittenColumn));
   console.log(
     'executor, our TypeScript executor / codex binary (same client), p50 (target ≤ 1.0x):',
   );
-  for (const metric of METRICS) {
-    console.log(
-      `  ${metric.padEnd(width)}${ratio(oursOnTs[metric].p50, oursOnBinary[metric].p50)}`,
-    );
-  }
+  for (const metric of METRICS) console.log(ratioLine(metric, tsColumn, binaryColumn));
 }
 
 function ratio(ours: number, theirs: number): string {
