@@ -96,13 +96,26 @@ export function executorVersion(): string {
   return (cachedVersion = 'execrx 0.0.0');
 }
 
-const uriOrNull = (path: string | undefined): string | null => {
-  try {
-    return path ? uriFromPath(path) : null;
-  } catch {
-    return null;
+/**
+ * The `file:` URIs of the directories `environmentInfo` reports. Every `initialize` reports
+ * the same few, and a cold URL conversion costs tens of µs, so they are kept (at most 16: the
+ * paths come from this process's own state).
+ */
+const directoryUris = new Map<string, string | null>();
+
+function uriOrNull(path: string | undefined): string | null {
+  if (!path) return null;
+  let uri = directoryUris.get(path);
+  if (uri === undefined) {
+    try {
+      uri = uriFromPath(path);
+    } catch {
+      uri = null;
+    }
+    if (directoryUris.size < 16) directoryUris.set(path, uri);
   }
-};
+  return uri;
+}
 
 export function environmentInfo(): EnvironmentInfo {
   return {
