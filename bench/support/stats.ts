@@ -28,12 +28,6 @@ export function elapsedMs(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-/** The median as `summarize` computes it (upstream's p50). */
-function p50(samples: readonly number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(sorted.length / 2) - 1)] as number;
-}
-
 /**
  * A 95% bootstrap interval for the ratio of two p50s, `ours / theirs`: both sample sets are
  * resampled with replacement 2,000 times (a fixed seed, so a run prints the same interval
@@ -53,7 +47,7 @@ export function p50RatioInterval(
     samples.map(() => samples[next(samples.length)] as number);
   const ratios: number[] = [];
   for (let round = 0; round < 2_000; round += 1)
-    ratios.push(p50(resample(ours)) / p50(resample(theirs)));
+    ratios.push(summarize(resample(ours)).p50 / summarize(resample(theirs)).p50);
   ratios.sort((a, b) => a - b);
   return [ratios[50] as number, ratios[1_949] as number];
 }
