@@ -12,6 +12,8 @@
  *
  * `EXECRX_BENCH_FROM_SOURCE=1` runs the CLI from source through tsx instead (slower: tsx's
  * esbuild keeps function names, so every closure goes through a `__name` helper).
+ * `EXECRX_BENCH_SERVE_FLAGS` adds flags to `execrx serve`, e.g. `--no-warm-up` to see what the
+ * warm-up (src/server/warmUp.ts) is worth.
  */
 import { spawn, execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
@@ -30,7 +32,12 @@ const SERVE_TS = fileURLToPath(new URL('./serveTsExecutor.ts', import.meta.url))
 const PACKAGE_DIR = `${REPO}node_modules/.cache/execrx-bench/${process.pid}`;
 const TSC = `${REPO}node_modules/typescript/bin/tsc`;
 const BUNDLE_CLI = `${REPO}scripts/bundle-cli.mjs`;
-const SERVE_ARGS = ['serve', '--listen', 'ws://127.0.0.1:0'];
+const SERVE_ARGS = [
+  'serve',
+  '--listen',
+  'ws://127.0.0.1:0',
+  ...(process.env.EXECRX_BENCH_SERVE_FLAGS ?? '').split(' ').filter(Boolean),
+];
 
 let built: Promise<string> | undefined;
 

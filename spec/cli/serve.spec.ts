@@ -32,6 +32,16 @@ describe('execrx serve', () => {
     expect(await server.result).toMatchObject({ code: 0, stdout: `${url}\n` });
   });
 
+  it('serves at once with --no-warm-up', async () => {
+    const server = startCli(['serve', '--no-warm-up', '--listen', 'ws://127.0.0.1:0']);
+    await server.waitForStdout('\n');
+    const url = server.stdoutSoFar().split('\n')[0] as string;
+    const result = await runCli(['run', '--url', url, '--', 'sh', '-c', 'echo cold']);
+    expect(result).toMatchObject({ code: 0, stdout: 'cold\n' });
+    server.child.kill('SIGTERM');
+    expect(await server.result).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('refuses a bad --listen address as a usage error', async () => {
     const result = await runCli(['serve', '--listen', 'http://127.0.0.1:1']);
     expect(result.code).toBe(2);

@@ -1,0 +1,37 @@
+/** warmUpExecutor: a throwaway executor answers every request, and nothing of it stays behind. */
+import { describe, expect, it } from '@jest/globals';
+import { TimeoutError } from 'rxjs';
+import { warmUpExecutor } from '../../src/server/warmUp.js';
+
+/** Listening servers and sockets this process holds. */
+function networkHandles(): number {
+  return process
+    .getActiveResourcesInfo()
+    .filter((name) => name === 'TCPServerWrap' || name === 'TCPSocketWrap').length;
+}
+
+/** `networkHandles()` once it is down to `count`, or after 50 turns of the event loop. */
+async function networkHandlesSettledAt(count: number): Promise<number> {
+  // A closed server or socket lets go of its handle a turn or two after its close resolved.
+  for (let turn = 0; turn < 50 && networkHandles() > count; turn += 1)
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  return networkHandles();
+}
+
+describe('warmUpExecutor', () => {
+  it('gets an answer to every request, half of them for missing paths', async () => {
+    const before = networkHandles();
+    const report = await warmUpExecutor({ requests: 402, connections: 3 });
+    // Each connection alternates a missing path with an existing one, starting with a missing one.
+    expect(report).toEqual({ results: 201, notFound: 201 });
+    expect(await networkHandlesSettledAt(before)).toBe(before);
+  });
+
+  it('gives up at its time limit and still stops its executor', async () => {
+    const before = networkHandles();
+    await expect(warmUpExecutor({ requests: 1_000_000, timeLimitMs: 50 })).rejects.toBeInstanceOf(
+      TimeoutError,
+    );
+    expect(await networkHandlesSettledAt(before)).toBe(before);
+  });
+});
