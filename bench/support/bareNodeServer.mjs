@@ -1,9 +1,10 @@
 /**
- * A floor for bench/executor-cold-latency.ts, not an executor: the least a Node.js process
+ * A yardstick for bench/executor-cold-latency.ts, not an executor: the least a Node.js process
  * can do to answer `fs/getMetadata` over a WebSocket — node:http's upgrade, a small masked
  * frame read by hand, JSON.parse, lstatSync, a template reply. It checks nothing (no
  * duplicate keys, no params validation, no URI parsing, no gating) and understands only
- * what the benchmark's client sends. Prints its `ws://` URL on the first stdout line.
+ * what the benchmark's client sends, and is not warmed up (execrx serve is: src/server/warmUp.ts).
+ * Prints its `ws://` URL on the first stdout line.
  */
 import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';

@@ -89,7 +89,7 @@ export async function startTsExecutorProcess(): Promise<RunningExecServer> {
   return startNodeServer(args, 'execrx serve');
 }
 
-/** Starts `bareNodeServer.mjs`, the floor of executor-cold-latency (no checks, not an executor). */
+/** Starts `bareNodeServer.mjs`, executor-cold-latency's yardstick (no checks, not an executor). */
 export function startBareNodeServer(): Promise<RunningExecServer> {
   return startNodeServer(
     [fileURLToPath(new URL('bareNodeServer.mjs', import.meta.url))],
