@@ -10,8 +10,9 @@
  * Optimised code belongs to the functions, not to the executor, so the real one has it too.
  *
  * The requests are `fs/getMetadata` (the cheapest request) of a directory, a file and two
- * missing paths (a failing reply, a longer frame): read-only, and several kinds, so the
- * optimised code has not seen one shape only. Several connections, one after the other, for
+ * missing paths (failing replies; one makes a message over 256 characters, which the JSON
+ * checks take another way and the frame header writes longer): read-only, and several kinds,
+ * so the optimised code has not seen one shape only. Several connections, one after the other, for
  * the same reason: a second connection would otherwise throw away code that had only ever
  * seen the first.
  */
@@ -49,7 +50,7 @@ function warmUpPaths(): readonly string[] {
     directory,
     `${directory}/execrx-warm-up-missing`,
     pathToFileURL(process.execPath).href,
-    `${directory}/${'execrx-warm-up-missing-'.repeat(6)}`,
+    `${directory}/${'execrx-warm-up-missing/'.repeat(12)}`,
   ];
 }
 
