@@ -9,12 +9,13 @@
  * checks, dispatch, reply, socket write) is optimised by the time the first client comes.
  * Optimised code belongs to the functions, not to the executor, so the real one has it too.
  *
- * The requests are `fs/getMetadata` (the cheapest request) of a directory, a file and two
- * missing paths (failing replies; one makes a message over 256 characters, which the JSON
- * checks take another way and the frame header writes longer): read-only, and several kinds,
- * so the optimised code has not seen one shape only. Several connections, one after the other, for
- * the same reason: a second connection would otherwise throw away code that had only ever
- * seen the first.
+ * The requests are read-only, and of several kinds, because optimised code that meets
+ * something it never saw is thrown away (and V8 takes a long while to optimise it again):
+ * `fs/getMetadata` (the cheapest request) of a directory, a file and two missing paths
+ * (failing replies; one message over 256 characters, which the JSON checks take another way),
+ * and `fs/canonicalize`, answered asynchronously as `process/start` is. They come over 32
+ * connections, one after another, so the handshake path (`initialize`, `initialized`) has
+ * run often enough to be known too.
  */
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -24,9 +25,9 @@ import { ErrorCode } from '../protocol/errors.js';
 import { startExecServer } from './execServer.js';
 
 export interface WarmUpOptions {
-  /** `fs/getMetadata` requests in all. Default 6,000 (~0.3 s here). */
+  /** Requests in all. Default 6,000 (~0.3 s here). */
   readonly requests?: number;
-  /** Connections they are spread over, one after another. Default 4. */
+  /** Connections they are spread over, one after another. Default 32. */
   readonly connections?: number;
   /** Give up after this long. Default 10 s. */
   readonly timeLimitMs?: number;
@@ -34,7 +35,7 @@ export interface WarmUpOptions {
 
 /** What the throwaway executor answered. */
 export interface WarmUpReport {
-  /** Successful `fs/getMetadata` replies. */
+  /** Successful replies. */
   readonly results: number;
   /** `-32004` (not found) replies, for the missing paths. */
   readonly notFound: number;
@@ -43,14 +44,23 @@ export interface WarmUpReport {
 /** Requests kept in flight on a connection: the executor reads several per socket read. */
 const WINDOW = 32;
 
-/** The paths asked about, in turn; half of them missing. */
-function warmUpPaths(): readonly string[] {
+/**
+ * The requests sent, in turn (after `id`); half of them fail with -32004. `fs/canonicalize`
+ * answers asynchronously: real traffic has such handlers (`process/start`), and code
+ * optimised without ever seeing one was thrown away at the first.
+ */
+function warmUpRequests(): readonly string[] {
   const directory = pathToFileURL(tmpdir()).href;
+  const missing = `${directory}/execrx-warm-up-missing`;
+  const request = (method: string, path: string): string =>
+    `,"method":"${method}","params":{"path":"${path}","sandbox":null}}`;
   return [
-    directory,
-    `${directory}/execrx-warm-up-missing`,
-    pathToFileURL(process.execPath).href,
-    `${directory}/${'execrx-warm-up-missing/'.repeat(12)}`,
+    request('fs/getMetadata', directory),
+    request('fs/getMetadata', missing),
+    request('fs/getMetadata', pathToFileURL(process.execPath).href),
+    request('fs/getMetadata', `${directory}/${'execrx-warm-up-missing/'.repeat(12)}`),
+    request('fs/canonicalize', directory),
+    request('fs/canonicalize', missing),
   ];
 }
 
@@ -66,16 +76,13 @@ async function warmUpConnection(
       socket.once('open', resolve);
       socket.once('error', reject);
     });
-    const paths = warmUpPaths();
+    const texts = warmUpRequests();
     let sent = 0;
     let answered = 0;
     await new Promise<void>((resolve, reject) => {
       const sendOne = (): void => {
         sent += 1;
-        const path = paths[sent % paths.length] as string;
-        socket.send(
-          `{"id":${sent},"method":"fs/getMetadata","params":{"path":"${path}","sandbox":null}}`,
-        );
+        socket.send(`{"id":${sent}${texts[(sent - 1) % texts.length] as string}`);
       };
       socket.on('message', (data) => {
         const reply = JSON.parse(String(data)) as {
@@ -117,12 +124,12 @@ async function closeSocket(socket: WebSocket): Promise<void> {
 }
 
 /**
- * Serves a throwaway executor on 127.0.0.1, sends it `fs/getMetadata` requests, stops it.
+ * Serves a throwaway executor on 127.0.0.1, sends it read-only `fs/*` requests, stops it.
  * Rejects if it answered anything unexpected or took longer than the time limit.
  */
 export async function warmUpExecutor(options: WarmUpOptions = {}): Promise<WarmUpReport> {
   const requests = options.requests ?? 6_000;
-  const connections = options.connections ?? 4;
+  const connections = options.connections ?? 32;
   const server = await startExecServer({ listen: 'ws://127.0.0.1:0' });
   const tally = { results: 0, notFound: 0 };
   const run = async (): Promise<void> => {
