@@ -22,7 +22,7 @@ describe('warmUpExecutor', () => {
   it('gets an answer to every request, half of them for missing paths', async () => {
     const before = networkHandles();
     const report = await warmUpExecutor({ requests: 360, connections: 3 });
-    // Each connection sends 20 rounds of six requests, three of them about missing paths.
+    // Each connection sends 12 rounds of ten requests, five of them about missing paths.
     expect(report).toEqual({ results: 180, notFound: 180 });
     expect(await networkHandlesSettledAt(before)).toBe(before);
   });

@@ -44,7 +44,7 @@ const OPTIONS: readonly OptionSpec[] = [
   {
     name: 'no-warm-up',
     kind: 'flag',
-    description: 'Serve at once, without first warming the request path (~0.3 s)',
+    description: 'Serve at once, without first warming the request path (~0.7 s)',
   },
   {
     name: 'api-key-env',
@@ -60,10 +60,10 @@ const HELP = `Usage: execrx serve [--listen ws://IP:PORT|stdio] [--noise] [--no-
 Serves the exec-server protocol with the TypeScript executor. Every process it started
 is killed when it stops (SIGINT/SIGTERM).
 
-Before it serves over the network it warms up: a throwaway executor on 127.0.0.1 gets a
-few thousand fs/getMetadata requests, so the code every request runs through is already
-optimised when the first client comes (cheap requests answer ~7% sooner). --no-warm-up
-skips that; stdio mode never warms up.
+Before it serves over the network it warms up (~0.7 s): a throwaway executor on 127.0.0.1
+gets a few thousand read-only fs requests, so the code every request runs through is
+already optimised when the first client comes (cheap requests answer ~7% sooner).
+--no-warm-up skips that; stdio mode never warms up.
 
 With a ws:// address it prints the bound URL (e.g. ws://127.0.0.1:4321) as the first
 line on stdout and runs until interrupted; with stdio it speaks newline-delimited JSON
