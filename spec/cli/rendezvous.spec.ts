@@ -24,7 +24,7 @@ describe('execrx rendezvous', () => {
       expect(registry).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
       const executor = startCli(
-        ['serve', '--remote', registry as string, '--environment-id', 'cli-env'],
+        ['serve', '--no-warm-up', '--remote', registry as string, '--environment-id', 'cli-env'],
         { env: TOKEN, timeoutMs: E2E_TIMEOUT_MS },
       );
       const [status] = await executor.stdoutLines(1);
@@ -66,9 +66,12 @@ describe('execrx rendezvous', () => {
           env: { WRONG: 'not-the-token' },
         }),
         runCli(['run', ...lookup, 'nowhere', '--', 'true'], { env: TOKEN }),
-        runCli(['serve', '--remote', registry as string, '--environment-id', 'cli-env'], {
-          env: { CODEX_API_KEY: 'not-the-token' },
-        }),
+        runCli(
+          ['serve', '--no-warm-up', '--remote', registry as string, '--environment-id', 'cli-env'],
+          {
+            env: { CODEX_API_KEY: 'not-the-token' },
+          },
+        ),
       ]);
       for (const result of [wrongToken, unknownEnvironment, refusedExecutor]) {
         expect(result).toMatchObject({ code: 1, stdout: '' });

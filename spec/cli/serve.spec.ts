@@ -76,14 +76,14 @@ describe('execrx run --url', () => {
   });
 
   it('fails with one line when the executor restarted and the session is gone', async () => {
-    const first = startCli(['serve']);
+    const first = startCli(['serve', '--no-warm-up']);
     await first.waitForStdout('\n');
     const url = first.stdoutSoFar().split('\n')[0] as string;
     const run = startCli(['run', '--url', url, '--', 'sh', '-c', 'echo started; sleep 20']);
     await run.waitForStdout('started\n');
     first.child.kill('SIGTERM'); // kills its processes and drops the connection
     await first.result;
-    const second = startCli(['serve', '--listen', url]);
+    const second = startCli(['serve', '--no-warm-up', '--listen', url]);
     await second.waitForStdout('\n');
     const result = await run.result;
     expect(result.code).toBe(1);

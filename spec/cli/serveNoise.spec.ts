@@ -18,7 +18,7 @@ describe('execrx serve --noise', () => {
   });
 
   it('prints its URL and key, serves an encrypted client, and stops on SIGTERM', async () => {
-    const server = startCli(['serve', '--noise', '--environment-id', 'cli-noise']);
+    const server = startCli(['serve', '--no-warm-up', '--noise', '--environment-id', 'cli-noise']);
     const [url, announcement] = await server.stdoutLines(2);
     expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
     const bundle: NoiseRendezvousConnectBundle = {
