@@ -210,6 +210,10 @@ function spawnTerminal(request: SpawnRequest, events: ChildEvents): Promise<Runn
       events.output('pty', block),
     ),
   );
+  // Known limit: node-pty emits exit once the terminal's socket has closed (all output read),
+  // or, if that takes over 200 ms after the child was reaped, destroys the socket, dropping
+  // output not yet read. An event loop stalled that long just then (seen twice in the test
+  // suite on a loaded 2-core machine, never outside it) loses a tty process's last output.
   terminal.onExit(({ exitCode, signal }) => {
     // portable-pty reports death by signal as exit code 1.
     events.exit(signal ? 1 : exitCode);
