@@ -90,11 +90,12 @@ async function warmUpConnection(
         socket.send(`{"id":${sent}${texts[(sent - 1) % texts.length] as string}`);
       };
       socket.on('message', (data) => {
-        const reply = JSON.parse(String(data)) as {
-          id?: unknown;
-          result?: unknown;
-          error?: { code?: unknown };
-        };
+        let reply: { id?: unknown; result?: unknown; error?: { code?: unknown } };
+        try {
+          reply = JSON.parse(String(data)) as typeof reply;
+        } catch {
+          return reject(new Error(`a reply is not JSON: ${String(data).slice(0, 200)}`));
+        }
         if (reply.id === 0) {
           if (reply.result === undefined) return reject(new Error('initialize failed'));
           socket.send('{"method":"initialized","params":{}}');
