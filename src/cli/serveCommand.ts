@@ -117,7 +117,7 @@ export const serveCommand: Command = {
         throw new UsageError(`--noise listens on ws://IP:PORT only, got \`${listen}\``, 'serve');
       }
       const { serveDirectNoise } = await import('./serveNoise.js');
-      return withListenUsageErrors(listen, warmUpFirst, () =>
+      return checkListenThenServe(listen, warmUpFirst, () =>
         serveDirectNoise({ listen, environmentId }, streams),
       );
     }
@@ -126,7 +126,7 @@ export const serveCommand: Command = {
     }
     // stdio serves one parent process, which is waiting for it: no warm-up.
     const warmUpUnlessStdio = listen.startsWith('ws://') ? warmUpFirst : async () => undefined;
-    return withListenUsageErrors(listen, warmUpUnlessStdio, () => servePlain(listen, streams));
+    return checkListenThenServe(listen, warmUpUnlessStdio, () => servePlain(listen, streams));
   },
 };
 
@@ -170,7 +170,7 @@ function remoteOptions(
  * Checks `listen` (bad addresses get the binary's texts from parseListenUrl, as usage
  * errors), then warms up and serves.
  */
-async function withListenUsageErrors(
+async function checkListenThenServe(
   listen: string,
   warmUpFirst: () => Promise<void>,
   serve: () => Promise<number>,
