@@ -17,7 +17,7 @@ import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
 import { parseInbound, type InboundMessage } from './inboundMessage.js';
 import { notificationText, ProcessOutputParams } from './notificationText.js';
-import { METHODS, type HandlerContext } from './methods.js';
+import { handlerOf, type HandlerContext } from './methods.js';
 import { InitializeParams, paramsDecoder } from './params.js';
 import { errorMessage } from './osError.js';
 import { RpcFailure } from './rpcFailure.js';
@@ -236,7 +236,7 @@ export class ConnectionProcessor implements SessionOwner {
 
   /** Runs the handler; its result is a value or a promise, as the handler returns it. */
   private dispatch(method: string, rawParams: unknown): unknown {
-    const spec = METHODS.get(method);
+    const spec = handlerOf(method);
     if (!spec) {
       throw new RpcFailure(
         ErrorCode.methodNotFound,
