@@ -72,7 +72,11 @@ export interface CallRouterHost {
 
 export class CallRouter {
   /**
-   * The subscriber of each call still pending, failed once with the terminal error.
+   * The subscriber of each call whose answer has not reached its caller yet — including one
+   * the RPC layer already routed out of its own pending table — failed once with the terminal
+   * error by `abortAll`. This is the "answer arrived but the session is retired" rule: the
+   * routed twins of spec/environment/retirementOrder.spec.ts fail without it, since closing
+   * the connection only rejects what is still in the RPC layer's table.
    * A set rather than a Subject: adding and removing one per call is cheaper than a subscription.
    */
   private readonly pending = new Set<Subscriber<unknown>>();
