@@ -22,8 +22,19 @@ export class ConnectionAttempt {
   private running: Subscription | undefined;
   private started = false;
 
-  /** @param prefetchedBundle the bundle a refresh looked up, used for this attempt's connect. */
-  constructor(readonly prefetchedBundle?: NoiseRendezvousConnectBundle) {}
+  /**
+   * @param prefetchedBundle the bundle a refresh looked up, used for this attempt's connect.
+   * @param onChange called when the attempt starts and when it settles.
+   */
+  constructor(
+    readonly prefetchedBundle?: NoiseRendezvousConnectBundle,
+    private readonly onChange?: (attempt: ConnectionAttempt) => void,
+  ) {}
+
+  /** Started and not settled yet. */
+  get inFlight(): boolean {
+    return this.started && this.outcome === undefined;
+  }
 
   /** Starts the attempt on first use (hot from then on), or joins it. */
   run(connect: () => Observable<ManagedSession>): Observable<ManagedSession> {
@@ -32,6 +43,7 @@ export class ConnectionAttempt {
     }
     if (!this.started && this.outcome === undefined) {
       this.started = true;
+      this.onChange?.(this);
       const subscription = connect().subscribe({
         next: (session) => this.settle({ session }),
         error: (error: unknown) => this.settle({ error: new ConnectionAttemptError(error) }),
@@ -56,6 +68,7 @@ export class ConnectionAttempt {
     if (this.outcome !== undefined) return;
     this.outcome = outcome;
     this.running = undefined;
+    this.onChange?.(this);
     if ('session' in outcome) {
       this.result.next(outcome.session);
       this.result.complete();

@@ -2,7 +2,12 @@
  * `LazyRemoteExecServerClient` (spec/protocol.md §13–§16): the per-environment owner of the
  * exec-server session. Connects on first use (concurrent callers share one attempt), resumes
  * the session after transport loss, replaces it on `refreshConnection()`, and publishes
- * whether a live session is installed.
+ * whether a live session is installed (`connectionState$`) and, for user interfaces, what the
+ * connection is doing (`status$`).
+ *
+ * Its lifecycle is one union (`LazyPhase` below) changed only by `toPhase`; the first
+ * connection attempt (`startup`) is kept as the record `readinessResult` and `getFailFast`
+ * read, and the refresh requests live in a RefreshQueue.
  */
 import {
   BehaviorSubject,
@@ -14,7 +19,7 @@ import {
   type Subscription,
   catchError,
   defer,
-  filter,
+  distinctUntilChanged,
   map,
   of,
   switchMap,
@@ -25,9 +30,18 @@ import {
 } from 'rxjs';
 import type { ExecServerClient } from '../client/execServerClient.js';
 import { DisconnectedError, DisconnectReason, ProtocolError } from '../protocol/errors.js';
-import { EnvironmentRegistryRequestError } from '../registry/index.js';
+import {
+  EnvironmentRegistryRequestError,
+  type NoiseRendezvousConnectBundle,
+} from '../registry/index.js';
 import { formatDuration } from '../transport/formatDuration.js';
 import { ConnectionAttempt } from './connectionAttempt.js';
+import {
+  sameStatus,
+  type ConnectionStatus,
+  type ConnectionStatusKind,
+  type RecoveryProgress,
+} from './connectionStatus.js';
 import { CONNECT_TIMEOUT_MS } from './constants.js';
 import {
   ConnectionAttemptError,
@@ -35,6 +49,7 @@ import {
   isRetryableRecoveryError,
 } from './errors.js';
 import { ManagedSession, type EnvironmentConnectionState } from './managedSession.js';
+import { RefreshQueue } from './refreshQueue.js';
 import { bundleExecutorKey, connectSession } from './sessionConnector.js';
 import {
   noiseParamsOf,
@@ -65,45 +80,65 @@ export interface ConnectionAttemptReport {
   readonly error?: unknown;
 }
 
-interface RefreshOutcome {
-  readonly ticket: number;
-  readonly error?: unknown;
-}
+/**
+ * - `starting`: no session installed yet (the startup attempt may be idle, running or failed).
+ * - `installed`: a session was installed (it may be connected, recovering, retired or failed:
+ *   its own state); a failed or retired one is replaced by the next `get()` or a refresh.
+ * - `closed`: `close()` was called; final. Keeps the last session for the read-only getters.
+ * `reconnect` is the shared reconnect attempt slot: callers join the attempt in it while it
+ * runs; it is emptied when that attempt settles.
+ */
+type LazyPhase =
+  | { readonly kind: 'starting'; readonly reconnect: ConnectionAttempt | undefined }
+  | {
+      readonly kind: 'installed';
+      readonly session: ManagedSession;
+      readonly reconnect: ConnectionAttempt | undefined;
+    }
+  | { readonly kind: 'closed'; readonly session: ManagedSession | undefined };
 
 export class LazyRemoteExecServerClient {
+  private phase: LazyPhase = { kind: 'starting', reconnect: undefined };
   private readonly state = new BehaviorSubject<EnvironmentConnectionState>('Disconnected');
-  private current: ManagedSession | undefined;
-  private readonly startup = new ConnectionAttempt();
-  private reconnectAttempt: ConnectionAttempt | undefined;
-  private readonly refreshRequests = new Subject<number>();
-  private readonly refreshOutcomes = new Subject<RefreshOutcome>();
-  private readonly refreshes: Subscription;
-  private refreshTickets = 0;
+  private readonly startup = new ConnectionAttempt(undefined, (attempt) =>
+    this.attemptChanged(attempt),
+  );
+  private readonly refreshes: RefreshQueue;
   private readonly attempts = new Subject<ConnectionAttemptReport>();
-  private closed = false;
+  private readonly status = new BehaviorSubject<ConnectionStatus>({
+    kind: 'disconnected',
+    lastError: undefined,
+  });
+  private lastError: Error | undefined;
+  /** The subscriptions that follow the installed session's state, failures and recovery. */
+  private sessionWatch: Subscription | undefined;
 
   constructor(
     readonly transportParams: ExecServerTransportParams,
     private readonly options: LazyRemoteClientOptions = {},
   ) {
-    // Refresh is a switchMap over requests: a newer request abandons the older one's stale
-    // lookup, handshake or probe; each caller completes with the first refresh that finishes
-    // after its own request (its own, or the one that superseded it).
-    this.refreshes = this.refreshRequests
-      .pipe(
-        switchMap((ticket) =>
-          this.refreshOnce().pipe(
-            map((): RefreshOutcome => ({ ticket })),
-            catchError((error: unknown) => of<RefreshOutcome>({ ticket, error })),
-          ),
-        ),
-      )
-      .subscribe((outcome) => this.refreshOutcomes.next(outcome));
+    this.refreshes = new RefreshQueue(
+      () => this.refreshOnce(),
+      () => this.publishStatus(),
+    );
   }
 
-  /** `Connected` while an installed session has a live transport; replays the current value. */
+  /**
+   * `Connected` while an installed session has a live transport, else `Disconnected`; replays
+   * the current value and emits only on change.
+   */
   get connectionState$(): Observable<EnvironmentConnectionState> {
-    return this.state.asObservable();
+    return this.state.pipe(distinctUntilChanged());
+  }
+
+  /**
+   * What the connection is doing, for a user interface to render: connecting, connected,
+   * recovering (try n, time of the next try), refreshing, retired, closed or disconnected,
+   * with the last error seen. Replays the current value; emits only on change; completes
+   * after `closed`.
+   */
+  get status$(): Observable<ConnectionStatus> {
+    return this.status.asObservable();
   }
 
   /**
@@ -127,6 +162,20 @@ export class LazyRemoteExecServerClient {
   /** True once a session was installed or the first connection attempt settled. */
   get startupFinished(): boolean {
     return this.current !== undefined || this.startup.outcome !== undefined;
+  }
+
+  /** The installed session (kept after close), if any. */
+  private get current(): ManagedSession | undefined {
+    return this.phase.kind === 'starting' ? undefined : this.phase.session;
+  }
+
+  private get closed(): boolean {
+    return this.phase.kind === 'closed';
+  }
+
+  /** The reconnect attempt in the shared slot, if any. */
+  private get reconnectAttempt(): ConnectionAttempt | undefined {
+    return this.phase.kind === 'closed' ? undefined : this.phase.reconnect;
   }
 
   /**
@@ -204,40 +253,27 @@ export class LazyRemoteExecServerClient {
    * newer one. Unsubscribing stops waiting but does not cancel the refresh.
    */
   refreshConnection(): Observable<void> {
-    return new Observable<void>((subscriber) => {
-      if (this.closed) {
-        subscriber.error(closedError());
-        return undefined;
-      }
-      const ticket = ++this.refreshTickets;
-      const subscription = this.refreshOutcomes
-        .pipe(
-          filter((outcome) => outcome.ticket >= ticket),
-          take(1),
-        )
-        .subscribe((outcome) => {
-          if (outcome.error === undefined) subscriber.complete();
-          else subscriber.error(outcome.error);
-        });
-      this.refreshRequests.next(ticket);
-      return subscription;
-    });
+    return defer(() => (this.closed ? throwError(() => closedError()) : this.refreshes.request()));
   }
 
   /** Ends everything: attempts are cancelled, the session is closed, state completes. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.phase.kind === 'closed') return;
+    const reconnect = this.phase.reconnect;
+    const session = this.current;
+    this.toPhase({ kind: 'closed', session });
     // Callers still waiting for a refresh learn that it will not happen.
-    this.refreshOutcomes.next({ ticket: Number.POSITIVE_INFINITY, error: closedError() });
-    this.refreshes.unsubscribe();
+    this.refreshes.close(closedError());
     this.startup.cancel();
-    this.reconnectAttempt?.cancel();
-    this.current?.detach();
-    this.current?.retire();
+    reconnect?.cancel();
+    session?.detach();
+    session?.retire();
+    this.sessionWatch?.unsubscribe();
     this.state.next('Disconnected');
     this.state.complete();
     this.attempts.complete();
+    this.publishStatus();
+    this.status.complete();
   }
 
   // ---------------------------------------------------------------------------------------
@@ -273,15 +309,28 @@ export class LazyRemoteExecServerClient {
       const attempt =
         inFlight !== undefined && inFlight.outcome === undefined
           ? inFlight
-          : this.openReconnectSlot(new ConnectionAttempt());
+          : this.openReconnectSlot();
       return this.connectOnce(attempt);
     });
   }
 
-  /** Puts `attempt` in the shared reconnect slot; it leaves the slot when it settles. */
-  private openReconnectSlot(attempt: ConnectionAttempt): ConnectionAttempt {
-    this.reconnectAttempt = attempt;
+  /** Puts a new attempt in the shared reconnect slot; it leaves the slot when it settles. */
+  private openReconnectSlot(bundle?: NoiseRendezvousConnectBundle): ConnectionAttempt {
+    const attempt = new ConnectionAttempt(bundle, (changed) => this.attemptChanged(changed));
+    if (this.phase.kind !== 'closed') this.toPhase({ ...this.phase, reconnect: attempt });
     return attempt;
+  }
+
+  /** Empties the reconnect slot if `attempt` is still in it. */
+  private leaveReconnectSlot(attempt: ConnectionAttempt): void {
+    if (this.phase.kind !== 'closed' && this.phase.reconnect === attempt) {
+      this.toPhase({ ...this.phase, reconnect: undefined });
+    }
+  }
+
+  /** The one place the phase changes. */
+  private toPhase(next: LazyPhase): void {
+    this.phase = next;
   }
 
   private connectOnce(attempt: ConnectionAttempt): Observable<ExecServerClient> {
@@ -314,11 +363,11 @@ export class LazyRemoteExecServerClient {
     );
     return result.pipe(
       catchError((error: unknown) => {
-        if (this.reconnectAttempt === attempt) this.reconnectAttempt = undefined;
+        this.leaveReconnectSlot(attempt);
         return throwError(() => error);
       }),
       map((session) => {
-        if (this.reconnectAttempt === attempt) this.reconnectAttempt = undefined;
+        this.leaveReconnectSlot(attempt);
         return session.client;
       }),
     );
@@ -358,13 +407,72 @@ export class LazyRemoteExecServerClient {
   }
 
   private install(session: ManagedSession): void {
+    if (this.phase.kind === 'closed') return;
     const previous = this.current;
     if (previous !== undefined && previous !== session) {
       previous.detach();
       if (!previous.isFailed) previous.retire();
     }
-    this.current = session;
+    this.toPhase({ kind: 'installed', session, reconnect: this.phase.reconnect });
     session.attach(this.state);
+    this.watch(session);
+  }
+
+  /** Follows the installed session for `status$`: its state, losses and recovery. */
+  private watch(session: ManagedSession): void {
+    this.sessionWatch?.unsubscribe();
+    const watch = session.client.disconnected$.subscribe((error) => this.noteError(error));
+    watch.add(
+      session.client.state$.subscribe((state) => {
+        if (state === 'failed') this.noteError(session.client.failure);
+        this.publishStatus();
+      }),
+    );
+    watch.add(
+      session.recoveryProgress$.subscribe((report) => {
+        if (report?.error !== undefined) this.noteError(report.error);
+        this.publishStatus();
+      }),
+    );
+    this.sessionWatch = watch;
+  }
+
+  /** A connection attempt started or settled. */
+  private attemptChanged(attempt: ConnectionAttempt): void {
+    const outcome = attempt.outcome;
+    if (outcome !== undefined && 'error' in outcome && !attempt.cancelled) {
+      this.noteError(outcome.error);
+    }
+    this.publishStatus();
+  }
+
+  private noteError(error: unknown): void {
+    if (error instanceof Error) this.lastError = error;
+  }
+
+  /** Publishes `status$` from the phase, the session's state and the refresh queue. */
+  private publishStatus(): void {
+    if (this.status.closed) return;
+    const next = { ...this.statusKind(), lastError: this.lastError } as ConnectionStatus;
+    if (!sameStatus(this.status.value, next)) this.status.next(next);
+  }
+
+  private statusKind(): ConnectionStatusKind {
+    const phase = this.phase;
+    if (phase.kind === 'closed') return { kind: 'closed' };
+    if (this.refreshes?.busy) return { kind: 'refreshing' };
+    const connecting =
+      phase.reconnect?.inFlight === true || (phase.kind === 'starting' && this.startup.inFlight);
+    if (phase.kind === 'installed') {
+      const client = phase.session.client;
+      if (client.state === 'connected') return { kind: 'connected' };
+      if (client.state === 'recovering') {
+        return { kind: 'recovering', ...(phase.session.recoveryProgress ?? FIRST_TRY) };
+      }
+      if (connecting) return { kind: 'connecting' };
+      return client.state === 'retired' ? { kind: 'retired' } : { kind: 'disconnected' };
+    }
+    return connecting ? { kind: 'connecting' } : { kind: 'disconnected' };
   }
 
   private refreshOnce(): Observable<void> {
@@ -408,7 +516,7 @@ export class LazyRemoteExecServerClient {
           this.startup.cancel();
           this.reconnectAttempt?.cancel();
           this.state.next('Disconnected');
-          const attempt = this.openReconnectSlot(new ConnectionAttempt(bundle));
+          const attempt = this.openReconnectSlot(bundle);
           current?.retire();
           return this.connectOnce(attempt).pipe(switchMap((client) => probe(client)));
         }),
@@ -416,6 +524,12 @@ export class LazyRemoteExecServerClient {
     });
   }
 }
+
+const FIRST_TRY: RecoveryProgress = {
+  attempt: 1,
+  nextRetryAt: undefined,
+  nextRetryInMs: undefined,
+};
 
 /** The live `environment/status` round trip that decides a refresh. */
 function probe(client: ExecServerClient): Observable<void> {
