@@ -4,7 +4,7 @@
  * lookup or handshake in flight and fails the joined callers with "connection attempt was
  * superseded".
  */
-import { AsyncSubject, type Observable, type Subscription } from 'rxjs';
+import { AsyncSubject, type Observable, type Subscription, defer, tap } from 'rxjs';
 import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
 import { ConnectionAttemptError, supersededError } from './errors.js';
 import type { ManagedSession } from './managedSession.js';
@@ -76,4 +76,50 @@ export class ConnectionAttempt {
       this.result.error(outcome.error);
     }
   }
+}
+
+/** How an initial connection attempt ended. */
+export type ConnectionAttemptOutcome = 'success' | 'failure' | 'cancelled';
+
+export interface ConnectionAttemptReport {
+  readonly outcome: ConnectionAttemptOutcome;
+  /** From the attempt's start (including the registry lookup) to its outcome. */
+  readonly elapsedMs: number;
+  readonly error?: unknown;
+}
+
+/**
+ * Reports an initial attempt (no installed session, no refresh-supplied bundle) to `reports`,
+ * once, with the time from its start to its outcome; other attempts pass through unreported.
+ */
+export function reportInitialAttempt<T>(
+  attempt: ConnectionAttempt,
+  sessionInstalled: boolean,
+  reports: { next(report: ConnectionAttemptReport): void },
+  now: () => number,
+  closed: () => boolean,
+  source: Observable<T>,
+): Observable<T> {
+  if (sessionInstalled || attempt.prefetchedBundle !== undefined) return source;
+  return defer(() => {
+    const startedAt = now();
+    let reported = false;
+    const report = (outcome: ConnectionAttemptOutcome, error?: unknown) => {
+      if (reported) return;
+      reported = true;
+      reports.next({
+        outcome,
+        elapsedMs: now() - startedAt,
+        ...(error === undefined ? {} : { error }),
+      });
+    };
+    return source.pipe(
+      tap({
+        next: () => report('success'),
+        error: (error: unknown) =>
+          report(attempt.cancelled || closed() ? 'cancelled' : 'failure', error),
+        unsubscribe: () => report('cancelled'),
+      }),
+    );
+  });
 }

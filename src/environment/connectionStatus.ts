@@ -4,6 +4,8 @@
  * `connectionState$` stays the seed's two values; this is the detail beside it. Guarded by
  * spec/environment/connectionStatus.spec.ts (marble tests).
  */
+import { BehaviorSubject, type Observable, type Subscription } from 'rxjs';
+import type { ManagedSession } from './managedSession.js';
 
 /** Where a recovery stands: which try, and when the next one starts while it waits. */
 export interface RecoveryProgress {
@@ -44,4 +46,90 @@ export function sameStatus(a: ConnectionStatus, b: ConnectionStatus): boolean {
     return a.attempt === b.attempt && a.nextRetryAt === b.nextRetryAt;
   }
   return true;
+}
+
+/** What the status is derived from, read from the lazy client when something changed. */
+export interface StatusFacts {
+  readonly closed: boolean;
+  readonly refreshing: boolean;
+  /** A connection attempt (startup or reconnect) is in flight. */
+  readonly connecting: boolean;
+  /** The installed session, if any. */
+  readonly session: ManagedSession | undefined;
+}
+
+const FIRST_TRY: RecoveryProgress = {
+  attempt: 1,
+  nextRetryAt: undefined,
+  nextRetryInMs: undefined,
+};
+
+/** The status the facts say (precedence: closed, refreshing, the session, an attempt). */
+export function statusKindOf(facts: StatusFacts): ConnectionStatusKind {
+  if (facts.closed) return { kind: 'closed' };
+  if (facts.refreshing) return { kind: 'refreshing' };
+  const session = facts.session;
+  if (session !== undefined) {
+    const state = session.client.state;
+    if (state === 'connected') return { kind: 'connected' };
+    if (state === 'recovering')
+      return { kind: 'recovering', ...(session.recoveryProgress ?? FIRST_TRY) };
+    if (facts.connecting) return { kind: 'connecting' };
+    return state === 'retired' ? { kind: 'retired' } : { kind: 'disconnected' };
+  }
+  return facts.connecting ? { kind: 'connecting' } : { kind: 'disconnected' };
+}
+
+/** Publishes `status$`: re-derived on every change it is told of, emitted only when it differs. */
+export class StatusPublisher {
+  private readonly subject = new BehaviorSubject<ConnectionStatus>({
+    kind: 'disconnected',
+    lastError: undefined,
+  });
+  private lastError: Error | undefined;
+  /** Follows the installed session's state, losses and recovery. */
+  private sessionWatch: Subscription | undefined;
+
+  constructor(private readonly facts: () => StatusFacts) {}
+
+  get status$(): Observable<ConnectionStatus> {
+    return this.subject.asObservable();
+  }
+
+  /** Follows `session` (the newly installed one) instead of the previous. */
+  watch(session: ManagedSession): void {
+    this.sessionWatch?.unsubscribe();
+    const watch = session.client.disconnected$.subscribe((error) => this.noteError(error));
+    watch.add(
+      session.client.state$.subscribe((state) => {
+        if (state === 'failed') this.noteError(session.client.failure);
+        this.publish();
+      }),
+    );
+    watch.add(
+      session.recoveryProgress$.subscribe((report) => {
+        if (report?.error !== undefined) this.noteError(report.error);
+        this.publish();
+      }),
+    );
+    this.sessionWatch = watch;
+  }
+
+  /** Remembers `error` as the last error (published with the next status). */
+  noteError(error: unknown): void {
+    if (error instanceof Error) this.lastError = error;
+  }
+
+  publish(): void {
+    if (this.subject.closed) return;
+    const next = { ...statusKindOf(this.facts()), lastError: this.lastError } as ConnectionStatus;
+    if (!sameStatus(this.subject.value, next)) this.subject.next(next);
+  }
+
+  /** Publishes the final status (`closed`) and completes. */
+  close(): void {
+    this.sessionWatch?.unsubscribe();
+    this.publish();
+    this.subject.complete();
+  }
 }

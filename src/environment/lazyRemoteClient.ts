@@ -12,36 +12,26 @@
 import {
   BehaviorSubject,
   asyncScheduler,
-  tap,
   Observable,
   Subject,
   type SchedulerLike,
-  type Subscription,
   catchError,
   defer,
   distinctUntilChanged,
   map,
   of,
   switchMap,
-  take,
   throwError,
-  throwIfEmpty,
-  timeout,
 } from 'rxjs';
 import type { ExecServerClient } from '../client/execServerClient.js';
 import { DisconnectedError, DisconnectReason, ProtocolError } from '../protocol/errors.js';
+import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
 import {
-  EnvironmentRegistryRequestError,
-  type NoiseRendezvousConnectBundle,
-} from '../registry/index.js';
-import { formatDuration } from '../transport/formatDuration.js';
-import { ConnectionAttempt } from './connectionAttempt.js';
-import {
-  sameStatus,
-  type ConnectionStatus,
-  type ConnectionStatusKind,
-  type RecoveryProgress,
-} from './connectionStatus.js';
+  ConnectionAttempt,
+  reportInitialAttempt,
+  type ConnectionAttemptReport,
+} from './connectionAttempt.js';
+import { StatusPublisher, type ConnectionStatus, type StatusFacts } from './connectionStatus.js';
 import { CONNECT_TIMEOUT_MS } from './constants.js';
 import {
   ConnectionAttemptError,
@@ -49,17 +39,13 @@ import {
   isRetryableRecoveryError,
 } from './errors.js';
 import { ManagedSession, type EnvironmentConnectionState } from './managedSession.js';
-import { RefreshQueue } from './refreshQueue.js';
+import { liveClientNow, peekReadiness, readinessFrom, type ReadinessResult } from './readiness.js';
+import type { LazyPhase } from './lazyPhase.js';
+import { RefreshQueue, lookupRefreshBundle } from './refreshQueue.js';
 import { bundleExecutorKey, connectSession } from './sessionConnector.js';
-import {
-  noiseParamsOf,
-  type ExecServerTransportParams,
-  type ProvisioningReadiness,
-} from './transportParams.js';
+import { noiseParamsOf, type ExecServerTransportParams } from './transportParams.js';
 
-/** Outcome of the environment's readiness: ready, or the error that keeps it unavailable. */
-export type ReadinessResult =
-  { readonly ready: true } | { readonly ready: false; readonly error: Error };
+export type { ReadinessResult } from './readiness.js';
 
 export interface LazyRemoteClientOptions {
   /** Scheduler for every deadline and backoff (tests pass a TestScheduler). */
@@ -70,32 +56,7 @@ export interface LazyRemoteClientOptions {
   readonly refreshLookupTimeoutMs?: number;
 }
 
-/** How an initial connection attempt ended. */
-export type ConnectionAttemptOutcome = 'success' | 'failure' | 'cancelled';
-
-export interface ConnectionAttemptReport {
-  readonly outcome: ConnectionAttemptOutcome;
-  /** From the attempt's start (including the registry lookup) to its outcome. */
-  readonly elapsedMs: number;
-  readonly error?: unknown;
-}
-
-/**
- * - `starting`: no session installed yet (the startup attempt may be idle, running or failed).
- * - `installed`: a session was installed (it may be connected, recovering, retired or failed:
- *   its own state); a failed or retired one is replaced by the next `get()` or a refresh.
- * - `closed`: `close()` was called; final. Keeps the last session for the read-only getters.
- * `reconnect` is the shared reconnect attempt slot: callers join the attempt in it while it
- * runs; it is emptied when that attempt settles.
- */
-type LazyPhase =
-  | { readonly kind: 'starting'; readonly reconnect: ConnectionAttempt | undefined }
-  | {
-      readonly kind: 'installed';
-      readonly session: ManagedSession;
-      readonly reconnect: ConnectionAttempt | undefined;
-    }
-  | { readonly kind: 'closed'; readonly session: ManagedSession | undefined };
+export type { ConnectionAttemptOutcome, ConnectionAttemptReport } from './connectionAttempt.js';
 
 export class LazyRemoteExecServerClient {
   private phase: LazyPhase = { kind: 'starting', reconnect: undefined };
@@ -105,13 +66,7 @@ export class LazyRemoteExecServerClient {
   );
   private readonly refreshes: RefreshQueue;
   private readonly attempts = new Subject<ConnectionAttemptReport>();
-  private readonly status = new BehaviorSubject<ConnectionStatus>({
-    kind: 'disconnected',
-    lastError: undefined,
-  });
-  private lastError: Error | undefined;
-  /** The subscriptions that follow the installed session's state, failures and recovery. */
-  private sessionWatch: Subscription | undefined;
+  private readonly status = new StatusPublisher(() => this.statusFacts());
 
   constructor(
     readonly transportParams: ExecServerTransportParams,
@@ -119,7 +74,7 @@ export class LazyRemoteExecServerClient {
   ) {
     this.refreshes = new RefreshQueue(
       () => this.refreshOnce(),
-      () => this.publishStatus(),
+      () => this.status.publish(),
     );
   }
 
@@ -138,7 +93,7 @@ export class LazyRemoteExecServerClient {
    * after `closed`.
    */
   get status$(): Observable<ConnectionStatus> {
-    return this.status.asObservable();
+    return this.status.status$;
   }
 
   /**
@@ -183,12 +138,7 @@ export class LazyRemoteExecServerClient {
    * that is not known yet (connecting or recovering).
    */
   get readinessResult(): ReadinessResult | undefined {
-    if (this.current) return readinessOf(this.current.client);
-    const outcome = this.startup.outcome;
-    if (outcome === undefined) return undefined;
-    return 'session' in outcome
-      ? readinessOf(outcome.session.client)
-      : { ready: false, error: outcome.error };
+    return readinessFrom(this.current, this.startup.outcome);
   }
 
   /**
@@ -215,25 +165,7 @@ export class LazyRemoteExecServerClient {
    * session's failure, or the startup ConnectionAttemptError.
    */
   getFailFast(): Observable<ExecServerClient> {
-    return defer(() => {
-      const outcome = this.startup.outcome;
-      let client = this.current?.client;
-      if (client === undefined && outcome !== undefined) {
-        if ('error' in outcome) return throwError(() => outcome.error);
-        client = outcome.session.client;
-      }
-      if (client === undefined) {
-        return throwError(() => new DisconnectedError(DisconnectReason.notReady));
-      }
-      const live = client;
-      if (live.state === 'connected') return of(live);
-      if (live.state === 'recovering') {
-        return throwError(() => new DisconnectedError(DisconnectReason.recovering));
-      }
-      return throwError(
-        () => live.failure ?? new DisconnectedError(DisconnectReason.transportDisconnected),
-      );
-    });
+    return defer(() => liveClientNow(this.current, this.startup.outcome));
   }
 
   /** Waits for the first connection (the startup attempt), without the client. */
@@ -268,12 +200,10 @@ export class LazyRemoteExecServerClient {
     reconnect?.cancel();
     session?.detach();
     session?.retire();
-    this.sessionWatch?.unsubscribe();
     this.state.next('Disconnected');
     this.state.complete();
     this.attempts.complete();
-    this.publishStatus();
-    this.status.complete();
+    this.status.close();
   }
 
   // ---------------------------------------------------------------------------------------
@@ -335,8 +265,12 @@ export class LazyRemoteExecServerClient {
 
   private connectOnce(attempt: ConnectionAttempt): Observable<ExecServerClient> {
     const result = attempt.run(() =>
-      this.observeAttempt(
+      reportInitialAttempt(
         attempt,
+        this.current !== undefined,
+        this.attempts,
+        () => (this.options.scheduler ?? asyncScheduler).now(),
+        () => this.closed,
         defer(() =>
           connectSession(this.transportParams, {
             ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
@@ -373,39 +307,6 @@ export class LazyRemoteExecServerClient {
     );
   }
 
-  /**
-   * Reports initial attempts (no installed session, no refresh-supplied bundle) on
-   * `connectionAttempts$`, with the time from the attempt's start to its outcome.
-   */
-  private observeAttempt(
-    attempt: ConnectionAttempt,
-    source: Observable<ManagedSession>,
-  ): Observable<ManagedSession> {
-    if (this.current !== undefined || attempt.prefetchedBundle !== undefined) return source;
-    return defer(() => {
-      const now = () => (this.options.scheduler ?? asyncScheduler).now();
-      const startedAt = now();
-      let reported = false;
-      const report = (outcome: ConnectionAttemptOutcome, error?: unknown) => {
-        if (reported) return;
-        reported = true;
-        this.attempts.next({
-          outcome,
-          elapsedMs: now() - startedAt,
-          ...(error === undefined ? {} : { error }),
-        });
-      };
-      return source.pipe(
-        tap({
-          next: () => report('success'),
-          error: (error: unknown) =>
-            report(attempt.cancelled || this.closed ? 'cancelled' : 'failure', error),
-          unsubscribe: () => report('cancelled'),
-        }),
-      );
-    });
-  }
-
   private install(session: ManagedSession): void {
     if (this.phase.kind === 'closed') return;
     const previous = this.current;
@@ -415,64 +316,30 @@ export class LazyRemoteExecServerClient {
     }
     this.toPhase({ kind: 'installed', session, reconnect: this.phase.reconnect });
     session.attach(this.state);
-    this.watch(session);
-  }
-
-  /** Follows the installed session for `status$`: its state, losses and recovery. */
-  private watch(session: ManagedSession): void {
-    this.sessionWatch?.unsubscribe();
-    const watch = session.client.disconnected$.subscribe((error) => this.noteError(error));
-    watch.add(
-      session.client.state$.subscribe((state) => {
-        if (state === 'failed') this.noteError(session.client.failure);
-        this.publishStatus();
-      }),
-    );
-    watch.add(
-      session.recoveryProgress$.subscribe((report) => {
-        if (report?.error !== undefined) this.noteError(report.error);
-        this.publishStatus();
-      }),
-    );
-    this.sessionWatch = watch;
+    this.status.watch(session);
   }
 
   /** A connection attempt started or settled. */
   private attemptChanged(attempt: ConnectionAttempt): void {
     const outcome = attempt.outcome;
     if (outcome !== undefined && 'error' in outcome && !attempt.cancelled) {
-      this.noteError(outcome.error);
+      this.status.noteError(outcome.error);
     }
-    this.publishStatus();
+    this.status.publish();
   }
 
-  private noteError(error: unknown): void {
-    if (error instanceof Error) this.lastError = error;
-  }
-
-  /** Publishes `status$` from the phase, the session's state and the refresh queue. */
-  private publishStatus(): void {
-    if (this.status.closed) return;
-    const next = { ...this.statusKind(), lastError: this.lastError } as ConnectionStatus;
-    if (!sameStatus(this.status.value, next)) this.status.next(next);
-  }
-
-  private statusKind(): ConnectionStatusKind {
+  /** What `status$` is derived from. */
+  private statusFacts(): StatusFacts {
     const phase = this.phase;
-    if (phase.kind === 'closed') return { kind: 'closed' };
-    if (this.refreshes?.busy) return { kind: 'refreshing' };
-    const connecting =
-      phase.reconnect?.inFlight === true || (phase.kind === 'starting' && this.startup.inFlight);
-    if (phase.kind === 'installed') {
-      const client = phase.session.client;
-      if (client.state === 'connected') return { kind: 'connected' };
-      if (client.state === 'recovering') {
-        return { kind: 'recovering', ...(phase.session.recoveryProgress ?? FIRST_TRY) };
-      }
-      if (connecting) return { kind: 'connecting' };
-      return client.state === 'retired' ? { kind: 'retired' } : { kind: 'disconnected' };
-    }
-    return connecting ? { kind: 'connecting' } : { kind: 'disconnected' };
+    return {
+      closed: phase.kind === 'closed',
+      refreshing: this.refreshes?.busy === true,
+      connecting:
+        phase.kind !== 'closed' &&
+        (phase.reconnect?.inFlight === true ||
+          (phase.kind === 'starting' && this.startup.inFlight)),
+      session: phase.kind === 'installed' ? phase.session : undefined,
+    };
   }
 
   private refreshOnce(): Observable<void> {
@@ -484,21 +351,7 @@ export class LazyRemoteExecServerClient {
       const observed = this.current;
       const observedRegistration = observed?.registrationId;
       const lookupTimeoutMs = this.options.refreshLookupTimeoutMs ?? CONNECT_TIMEOUT_MS;
-      return defer(() => noise.provider.connectBundle(noise.identity.publicKey().toJSON())).pipe(
-        take(1),
-        throwIfEmpty(() => new ProtocolError('registry lookup returned no connect bundle')),
-        timeout({
-          first: lookupTimeoutMs,
-          ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
-          with: () =>
-            throwError(
-              () =>
-                new EnvironmentRegistryRequestError(
-                  'timeout',
-                  `registry lookup timed out after ${formatDuration(lookupTimeoutMs)}`,
-                ),
-            ),
-        }),
+      return lookupRefreshBundle(noise, lookupTimeoutMs, this.options.scheduler).pipe(
         switchMap((bundle) => {
           const current = this.current;
           // Stale lookup: the session changed (or renewed its registration) meanwhile.
@@ -508,7 +361,7 @@ export class LazyRemoteExecServerClient {
           const executorKey = bundleExecutorKey(bundle);
           if (current && !current.isFailed && current.strategy.executorKey?.equals(executorKey)) {
             // Same executor (a renewed registration id is fine): keep the session.
-            current.registrationId = bundle.executorRegistrationId;
+            current.renewRegistration(bundle.executorRegistrationId);
             return probe(current.client);
           }
           // Replace: claim retirement first, supersede every attempt, then connect anew.
@@ -525,12 +378,6 @@ export class LazyRemoteExecServerClient {
   }
 }
 
-const FIRST_TRY: RecoveryProgress = {
-  attempt: 1,
-  nextRetryAt: undefined,
-  nextRetryInMs: undefined,
-};
-
 /** The live `environment/status` round trip that decides a refresh. */
 function probe(client: ExecServerClient): Observable<void> {
   return client.environmentStatus().pipe(map((): void => undefined));
@@ -542,26 +389,4 @@ function closedError(): DisconnectedError {
 
 function isTerminal(client: ExecServerClient): boolean {
   return client.state === 'failed' || client.state === 'retired';
-}
-
-function readinessOf(client: ExecServerClient): ReadinessResult | undefined {
-  switch (client.state) {
-    case 'connected':
-      return { ready: true };
-    case 'recovering':
-      return undefined;
-    default:
-      return {
-        ready: false,
-        error: client.failure ?? new DisconnectedError(DisconnectReason.transportDisconnected),
-      };
-  }
-}
-
-/** The provisioning readiness right now, when the params are deferred. */
-function peekReadiness(params: ExecServerTransportParams): ProvisioningReadiness | undefined {
-  if (params.kind !== 'deferred') return undefined;
-  let value: ProvisioningReadiness | undefined;
-  params.readiness$.pipe(take(1)).subscribe((readiness) => (value = readiness));
-  return value;
 }

@@ -36,7 +36,7 @@ export class ManagedSession {
   readonly client: ExecServerClient;
   readonly strategy: ReconnectStrategy;
   /** The executor registration the session runs under; renewed by recovery or a refresh. */
-  registrationId: string | undefined;
+  private registration: string | undefined;
 
   private publisher: Subscription | undefined;
   private readonly progress = new BehaviorSubject<RecoveryReport | undefined>(undefined);
@@ -47,7 +47,7 @@ export class ManagedSession {
   constructor(connected: ConnectedSession, options: ManagedSessionOptions = {}) {
     this.client = connected.client;
     this.strategy = connected.strategy;
-    this.registrationId = connected.registrationId;
+    this.registration = connected.registrationId;
     this.watchers = this.client.disconnected$.subscribe((error) => {
       this.lastDisconnect = error.message;
     });
@@ -57,6 +57,16 @@ export class ManagedSession {
         else if (state !== 'connected') this.stopRecovery();
       }),
     );
+  }
+
+  /** The executor registration the session runs under (Noise only). */
+  get registrationId(): string | undefined {
+    return this.registration;
+  }
+
+  /** A refresh found the same executor under a renewed registration id. */
+  renewRegistration(registrationId: string): void {
+    this.registration = registrationId;
   }
 
   /** The running recovery's progress now; undefined while none runs. */
@@ -114,7 +124,7 @@ export class ManagedSession {
       ...(options.recoveryTimeoutMs === undefined ? {} : { deadlineMs: options.recoveryTimeoutMs }),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
       onResumed: (registrationId) => {
-        if (registrationId !== undefined) this.registrationId = registrationId;
+        if (registrationId !== undefined) this.registration = registrationId;
       },
       onRetry: ({ attempt, delayMs, error }) => {
         const nextRetryAt = delayMs === undefined ? undefined : now() + delayMs;

@@ -8,14 +8,26 @@
 import {
   Observable,
   Subject,
+  type SchedulerLike,
   type Subscription,
   catchError,
+  defer,
   filter,
   map,
   of,
   switchMap,
   take,
+  throwError,
+  throwIfEmpty,
+  timeout,
 } from 'rxjs';
+import { ProtocolError } from '../protocol/errors.js';
+import {
+  EnvironmentRegistryRequestError,
+  type NoiseRendezvousConnectBundle,
+} from '../registry/index.js';
+import { formatDuration } from '../transport/formatDuration.js';
+import type { NoiseTransportParams } from './transportParams.js';
 
 /** How the refresh that answers a ticket ended, or the queue's end. */
 type RefreshOutcome =
@@ -84,4 +96,28 @@ export class RefreshQueue {
     this.outcomes.next({ kind: 'closed', error });
     this.running.unsubscribe();
   }
+}
+
+/** A refresh's registry lookup: one fresh connect bundle, within `timeoutMs` (spec §15 step 1). */
+export function lookupRefreshBundle(
+  noise: NoiseTransportParams,
+  timeoutMs: number,
+  scheduler: SchedulerLike | undefined,
+): Observable<NoiseRendezvousConnectBundle> {
+  return defer(() => noise.provider.connectBundle(noise.identity.publicKey().toJSON())).pipe(
+    take(1),
+    throwIfEmpty(() => new ProtocolError('registry lookup returned no connect bundle')),
+    timeout({
+      first: timeoutMs,
+      ...(scheduler ? { scheduler } : {}),
+      with: () =>
+        throwError(
+          () =>
+            new EnvironmentRegistryRequestError(
+              'timeout',
+              `registry lookup timed out after ${formatDuration(timeoutMs)}`,
+            ),
+        ),
+    }),
+  );
 }
