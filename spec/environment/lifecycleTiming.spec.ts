@@ -27,8 +27,7 @@ import {
   EnvironmentRegistryHttpError,
   type NoiseRendezvousConnectBundle,
 } from '../../src/registry/index.js';
-import type { Transport } from '../../src/transport/transport.js';
-import { fakeConnection, type FakeExecutor } from '../client/support/fakeExecutor.js';
+import { FakeExecutors } from './support/fakeExecutors.js';
 import { toBundle } from './support/testRegistry.js';
 
 const executorIdentity = NoiseChannelIdentity.generate();
@@ -41,29 +40,6 @@ const bundle: NoiseRendezvousConnectBundle = toBundle({
 
 function testScheduler(): TestScheduler {
   return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-}
-
-/** In-memory executors for one session id; each harness connect reaches a fresh one. */
-class FakeExecutors {
-  readonly executors: FakeExecutor[] = [];
-  readonly transports: Transport[] = [];
-  private sessions = 0;
-
-  readonly connect: NoiseHarnessConnector = () =>
-    new Observable<Transport>((subscriber) => {
-      const { transport } = this.open(`session-${++this.sessions}`);
-      subscriber.next(transport);
-      subscriber.complete();
-    });
-
-  /** A transport to an executor that answers `initialize` with `sessionId`. */
-  open(sessionId: string): { transport: Transport; executor: FakeExecutor } {
-    const connection = fakeConnection(sessionId);
-    connection.executor.handlers.set('environment/status', () => ({ status: 'ready' }));
-    this.executors.push(connection.executor);
-    this.transports.push(connection.transport);
-    return connection;
-  }
 }
 
 /** A recovering-capable session over an in-memory transport that the test can drop. */
@@ -95,8 +71,9 @@ describe('refresh is a switchMap over refresh requests', () => {
       expectObservable(client.refreshConnection(), '--^').toBe('----|');
       expectSubscriptions(slow.subscriptions).toBe('^-!');
       expectSubscriptions(fast.subscriptions).toBe('--^-!');
-      // Starting the replacement connection publishes Disconnected, its install Connected.
-      expectObservable(client.connectionState$, '^----!').toBe('a---(ab)', {
+      // Starting the replacement connection keeps Disconnected (published once: only
+      // changes are), its install publishes Connected.
+      expectObservable(client.connectionState$, '^----!').toBe('a---b', {
         a: 'Disconnected',
         b: 'Connected',
       });

@@ -1,11 +1,14 @@
 /**
  * Twins of the seed's retirement-ordering tests (`client_refresh_tests.rs`): retiring a
  * session rejects pending mutations and process starts before process streams are cleaned
- * up, whether the executor's answer arrives after retirement began or was already on its way
- * into the client. Over an in-memory transport, like the seed's controlled RPC.
+ * up, whether the executor's answer arrives after retirement began or the RPC layer had
+ * already routed it (out of its pending table, handed to the session) when retirement began —
+ * the seed's `response_queued`, which it checks with `pending_request_count() == 0`. Over an
+ * in-memory transport, like the seed's controlled RPC; the routed case reaches into the
+ * connection's pending table as the seed reaches into `inner`.
  */
 import { describe, expect, it } from '@jest/globals';
-import { BehaviorSubject, EMPTY, tap } from 'rxjs';
+import { BehaviorSubject, EMPTY } from 'rxjs';
 import { ExecServerClient, type ProcessHandle } from '../../src/client/index.js';
 import {
   ManagedSession,
@@ -13,7 +16,7 @@ import {
 } from '../../src/environment/managedSession.js';
 import type { ReconnectStrategy } from '../../src/environment/sessionConnector.js';
 import { DisconnectedError } from '../../src/protocol/errors.js';
-import type { Transport } from '../../src/transport/transport.js';
+import type { RpcConnection, RpcResponseObserver } from '../../src/rpc/rpcConnection.js';
 import { fakeConnection, type FakeExecutor } from '../client/support/fakeExecutor.js';
 
 /** Never used: these sessions are retired, not recovered. */
@@ -23,19 +26,14 @@ const noReconnect: ReconnectStrategy = {
   retryDelayMs: () => 100,
 };
 
-/** The seed's `controlled_rpc`: a session whose inbound messages pass a hook first. */
+/** The seed's `controlled_rpc`: a session on a scripted executor. */
 function controlledSession() {
   const { transport, executor } = fakeConnection('controlled-session');
-  const hooks: { onInbound?: (text: string) => void } = {};
-  const hooked: Transport = {
-    incoming$: transport.incoming$.pipe(tap((text) => hooks.onInbound?.(text))),
-    send: (message) => transport.send(message),
-    close: () => transport.close(),
-  };
   let client: ExecServerClient | undefined;
-  ExecServerClient.connect(hooked, { clientName: 'codex-environment', recovery: true }).subscribe(
-    (c) => (client = c),
-  );
+  ExecServerClient.connect(transport, {
+    clientName: 'codex-environment',
+    recovery: true,
+  }).subscribe((c) => (client = c));
   if (client === undefined) throw new Error('initialize did not complete');
   expect(executor.notifications.map((n) => n.method)).toEqual(['initialized']);
   const session = new ManagedSession({ client, strategy: noReconnect });
@@ -43,7 +41,33 @@ function controlledSession() {
   const states: EnvironmentConnectionState[] = [];
   published.subscribe((state) => states.push(state));
   session.attach(published);
-  return { client, executor, session, hooks, states };
+  return { client, executor, session, states };
+}
+
+/** The live connection's table of requests awaiting an answer (private to RpcConnection). */
+function pendingTable(client: ExecServerClient): Map<number, RpcResponseObserver> {
+  const core = (client as unknown as { core: { lifecycle: { liveRpc: RpcConnection } } }).core;
+  return (core.lifecycle.liveRpc as unknown as { pending: Map<number, RpcResponseObserver> })
+    .pending;
+}
+
+/**
+ * Runs `hook` once the RPC layer has routed the answer to request `id`: taken out of the
+ * pending table and handed on, before the session has passed it to the caller.
+ */
+function whenRouted(client: ExecServerClient, id: number, hook: () => void): void {
+  const table = pendingTable(client);
+  const routed = table.get(id);
+  if (routed === undefined) throw new Error(`request ${id} is not pending`);
+  table.set(id, {
+    next: (value) => {
+      expect(table.has(id)).toBe(false); // the seed's pending_request_count() == 0
+      hook();
+      routed.next(value);
+    },
+    error: (error) => routed.error(error),
+    complete: () => routed.complete(),
+  });
 }
 
 /** A running process whose event stream is what retirement cleans up last. */
@@ -60,7 +84,7 @@ function runningProcess(client: ExecServerClient, executor: FakeExecutor): Proce
 describe('retirement ordering (seed: client_refresh_tests.rs)', () => {
   it('retirement_rejects_pending_mutation_before_stream_cleanup', () => {
     for (const responseQueued of [false, true]) {
-      const { client, executor, session, hooks, states } = controlledSession();
+      const { client, executor, session, states } = controlledSession();
       const order: string[] = [];
       runningProcess(client, executor).events$.subscribe({
         error: () => order.push('stream cleanup'),
@@ -75,10 +99,8 @@ describe('retirement ordering (seed: client_refresh_tests.rs)', () => {
       });
       const request = executor.take('fs/remove');
       if (responseQueued) {
-        // The answer is already inside the client when retirement begins.
-        hooks.onInbound = (text) => {
-          if ((JSON.parse(text) as { id?: number }).id === request.id) session.retire();
-        };
+        // The RPC layer has already routed the answer when retirement begins.
+        whenRouted(client, request.id, () => session.retire());
         executor.respond(request, {});
       } else {
         session.retire();
@@ -96,7 +118,7 @@ describe('retirement ordering (seed: client_refresh_tests.rs)', () => {
 
   it('retirement_rejects_pending_process_start_before_stream_cleanup', () => {
     for (const responseQueued of [false, true]) {
-      const { client, executor, session, hooks, states } = controlledSession();
+      const { client, executor, session, states } = controlledSession();
       const order: string[] = [];
       runningProcess(client, executor).events$.subscribe({
         error: () => order.push('stream cleanup'),
@@ -111,9 +133,7 @@ describe('retirement ordering (seed: client_refresh_tests.rs)', () => {
       });
       const request = executor.take('process/start');
       if (responseQueued) {
-        hooks.onInbound = (text) => {
-          if ((JSON.parse(text) as { id?: number }).id === request.id) session.retire();
-        };
+        whenRouted(client, request.id, () => session.retire());
         executor.respond(request, { processId: 'retired-process' });
       } else {
         session.retire();

@@ -3,16 +3,7 @@
  * filesystem, HTTP and environment metadata — possibly spanning several transports through
  * `resume()`. The lifecycle layer above decides when to reconnect, resume, retire or fail.
  */
-import {
-  Observable,
-  defer,
-  map,
-  of,
-  switchMap,
-  throwError,
-  timeout,
-  type SchedulerLike,
-} from 'rxjs';
+import { Observable, defer, map, of, throwError, type SchedulerLike } from 'rxjs';
 import { randomUUID } from 'node:crypto';
 import {
   ConnectError,
@@ -24,22 +15,17 @@ import {
   TimeoutError,
   isTransportClosed,
 } from '../protocol/errors.js';
-import {
-  EnvironmentInfoResult,
-  EnvironmentStatusResult,
-  type EnvironmentInfo,
-} from '../protocol/environment.js';
+import type { EnvironmentInfo } from '../protocol/environment.js';
+import type { ParamsOf } from '../protocol/methods.js';
 import { pathToFileUri } from '../protocol/pathUri.js';
-import {
-  ProcessStartResult,
-  type ExecEnvPolicy,
-  type ManagedNetwork,
-  type ProcessMetadata,
-  type ShellSnapshot,
+import type {
+  ExecEnvPolicy,
+  ManagedNetwork,
+  NetworkProxyLaunch,
+  ProcessMetadata,
+  ShellSnapshot,
 } from '../protocol/process.js';
 import type { FileSystemSandboxContext } from '../protocol/sandbox.js';
-import type { RpcConnection } from '../rpc/rpcConnection.js';
-import { formatDuration } from '../transport/formatDuration.js';
 import type { Transport } from '../transport/transport.js';
 import { FileSystemClient } from './fileSystemClient.js';
 import { HttpClient } from './httpClient.js';
@@ -51,8 +37,8 @@ import {
 import { ProcessHandle } from './processHandle.js';
 import {
   SessionCore,
-  decodeResult,
   type NetworkPolicyHandler,
+  type ProcessRecord,
   type SessionState,
 } from './sessionCore.js';
 
@@ -100,7 +86,8 @@ export interface StartProcessOptions {
   readonly managedNetwork?: ManagedNetwork | null;
   readonly metadata?: ProcessMetadata;
   readonly shellSnapshot?: ShellSnapshot;
-  readonly networkProxy?: Readonly<Record<string, unknown>>;
+  /** Executor-local network proxy (`proxy` config plus `policyDecisionTimeoutMs`), spec §6.1. */
+  readonly networkProxy?: NetworkProxyLaunch;
 }
 
 export class ExecServerClient {
@@ -151,9 +138,7 @@ export class ExecServerClient {
                 `exec-server initialized an unexpected session ${result.sessionId}`,
               );
             }
-            core.sessionId = result.sessionId;
-            core.initialEnvironmentInfo = result.environmentInfo;
-            core.install(rpc);
+            core.establish(rpc, result);
             installed = true;
             client = new ExecServerClient(core);
           } catch (error) {
@@ -179,17 +164,17 @@ export class ExecServerClient {
 
   /** Current connection state. */
   get state(): SessionState {
-    return this.core.state.value;
+    return this.core.lifecycle.state;
   }
 
   /** The state now and on every change (`retired` and `failed` are final). */
   get state$(): Observable<SessionState> {
-    return this.core.state.asObservable();
+    return this.core.lifecycle.state$;
   }
 
   /** Why the session ended (`retired` or `failed`), or undefined while it is alive. */
   get failure(): DisconnectedError | undefined {
-    return this.core.terminalError;
+    return this.core.lifecycle.terminalError;
   }
 
   /**
@@ -198,7 +183,7 @@ export class ExecServerClient {
    * Completes when the session ends.
    */
   get disconnected$(): Observable<DisconnectedError> {
-    return this.core.disconnects.asObservable();
+    return this.core.disconnected$;
   }
 
   /**
@@ -207,30 +192,18 @@ export class ExecServerClient {
    */
   environmentInfo(): Observable<EnvironmentInfo> {
     const core = this.core;
-    return core.guard(
-      defer(() => {
-        const known = core.decodedEnvironmentInfo();
-        if (known !== undefined) return of(known);
-        return core.awaitRpc().pipe(
-          switchMap((rpc) =>
-            rpc.request('environment/info', null).pipe(
-              map((raw) => decodeResult('environment/info', EnvironmentInfoResult, raw)),
-              timeoutAfter(
-                'environment/info',
-                ENVIRONMENT_INFO_TIMEOUT_MS,
-                core.options.scheduler,
-                (error) => {
-                  // A silent transport is replaced: let recovery take over (spec §11.3).
-                  if (core.options.recovery) rpc.close();
-                  return error;
-                },
-              ),
-            ),
-          ),
-          map((info) => core.cacheEnvironmentInfo(info)),
-        );
-      }),
-    );
+    return defer(() => {
+      const terminal = core.lifecycle.terminalError;
+      if (terminal) return throwError(() => terminal);
+      const known = core.decodedEnvironmentInfo();
+      if (known !== undefined) return of(known);
+      return core.calls
+        .call('environment/info', null, {
+          timeoutMs: ENVIRONMENT_INFO_TIMEOUT_MS,
+          replaceTransportOnTimeout: true,
+        })
+        .pipe(map((info) => core.cacheEnvironmentInfo(info)));
+    });
   }
 
   /**
@@ -238,23 +211,12 @@ export class ExecServerClient {
    * while recovering it errors with DisconnectedError("exec-server environment is recovering").
    */
   environmentStatus(): Observable<'ready'> {
-    const core = this.core;
-    return core.guard(
-      defer(() =>
-        core
-          .liveRpcNow()
-          .request('environment/status', null)
-          .pipe(
-            map((raw) => decodeResult('environment/status', EnvironmentStatusResult, raw).status),
-            timeoutAfter(
-              'environment/status',
-              ENVIRONMENT_STATUS_TIMEOUT_MS,
-              core.options.scheduler,
-              (error) => error,
-            ),
-          ),
-      ),
-    );
+    return this.core.calls
+      .call('environment/status', null, {
+        recovery: 'failFast',
+        timeoutMs: ENVIRONMENT_STATUS_TIMEOUT_MS,
+      })
+      .pipe(map((result) => result.status));
   }
 
   /**
@@ -264,10 +226,45 @@ export class ExecServerClient {
    */
   startProcess(options: StartProcessOptions): Observable<ProcessHandle> {
     const core = this.core;
-    return core.guard(
-      defer(() => {
-        const params = buildStartParams(options);
-        return core.awaitRpc().pipe(switchMap((rpc) => this.startOn(rpc, params)));
+    return core.calls.bindOperation(
+      new Observable<ProcessHandle>((subscriber) => {
+        let record: ProcessRecord;
+        let params: ParamsOf<'process/start'>;
+        try {
+          params = buildStartParams(options);
+          record = core.register(params.processId);
+        } catch (error) {
+          subscriber.error(error);
+          return undefined;
+        }
+        let callerGone = false;
+        let delivered = false;
+        // Detached from the caller: a start that succeeds after the caller left must still be
+        // cleaned up, so the request is not cancelled by unsubscribing.
+        core.calls.call('process/start', params).subscribe({
+          next: (result) => {
+            if (callerGone) {
+              core.terminateInBackground(record);
+              return;
+            }
+            record.markStarted();
+            delivered = true;
+            subscriber.next(new ProcessHandle(core, record, result.sandboxType ?? null));
+            subscriber.complete();
+          },
+          error: (error: unknown) => {
+            if (isTransportClosed(error) && core.lifecycle.terminalError === undefined) {
+              // The process may have started before the transport dropped.
+              core.terminateInBackground(record);
+            } else {
+              core.notifications.unregister(record);
+            }
+            subscriber.error(error);
+          },
+        });
+        return () => {
+          if (!delivered) callerGone = true;
+        };
       }),
     );
   }
@@ -308,45 +305,6 @@ export class ExecServerClient {
   close(): void {
     this.fail('exec-server client was closed');
   }
-
-  private startOn(rpc: RpcConnection, params: StartParams): Observable<ProcessHandle> {
-    const core = this.core;
-    return new Observable<ProcessHandle>((subscriber) => {
-      const record = core.register(params.processId);
-      let callerGone = false;
-      let delivered = false;
-      // Detached from the caller: a start that succeeds after the caller left must still be
-      // cleaned up, so the request is not cancelled by unsubscribing.
-      rpc
-        .request('process/start', params)
-        .pipe(map((raw) => decodeResult('process/start', ProcessStartResult, raw)))
-        .subscribe({
-          next: (result) => {
-            if (core.terminalError !== undefined) return;
-            if (callerGone) {
-              core.terminateInBackground(record);
-              return;
-            }
-            record.recoverable = true;
-            delivered = true;
-            subscriber.next(new ProcessHandle(core, record, result.sandboxType ?? null));
-            subscriber.complete();
-          },
-          error: (error: unknown) => {
-            if (isTransportClosed(error) && core.terminalError === undefined) {
-              // The process may have started before the transport dropped.
-              core.terminateInBackground(record);
-            } else {
-              core.unregister(record);
-            }
-            subscriber.error(error);
-          },
-        });
-      return () => {
-        if (!delivered) callerGone = true;
-      };
-    });
-  }
 }
 
 /**
@@ -363,9 +321,7 @@ export function isRetryableResumeError(error: unknown): boolean {
   );
 }
 
-type StartParams = ReturnType<typeof buildStartParams>;
-
-function buildStartParams(options: StartProcessOptions) {
+function buildStartParams(options: StartProcessOptions): ParamsOf<'process/start'> {
   return {
     processId: options.processId ?? randomUUID(),
     ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
@@ -382,28 +338,4 @@ function buildStartParams(options: StartProcessOptions) {
     managedNetwork: options.managedNetwork ?? null,
     ...(options.networkProxy === undefined ? {} : { networkProxy: options.networkProxy }),
   };
-}
-
-/** `RpcTimedOut` (spec §17.1): "exec-server protocol error: timed out waiting for exec-server `<m>` response after <t>". */
-function timeoutAfter<T>(
-  method: string,
-  ms: number,
-  scheduler: SchedulerLike | undefined,
-  onTimeout: (error: TimeoutError) => TimeoutError,
-): (source: Observable<T>) => Observable<T> {
-  return (source) =>
-    source.pipe(
-      timeout({
-        first: ms,
-        ...(scheduler ? { scheduler } : {}),
-        with: () =>
-          throwError(() =>
-            onTimeout(
-              new TimeoutError(
-                `exec-server protocol error: timed out waiting for exec-server \`${method}\` response after ${formatDuration(ms)}`,
-              ),
-            ),
-          ),
-      }),
-    );
 }

@@ -21,28 +21,16 @@ import {
   takeWhile,
   tap,
 } from 'rxjs';
-import type { z } from 'zod';
 import { encodeBase64 } from '../protocol/base64.js';
 import { decodeValidatedBase64 } from './validatedBase64.js';
 import { ErrorCode, NotFoundError, ProtocolError, ServerError } from '../protocol/errors.js';
-import {
-  FsCanonicalizeResult,
-  FsCloseResult,
-  FsCopyResult,
-  FsCreateDirectoryResult,
+import type {
   FsGetMetadataResult,
-  FsOpenResult,
-  FsReadBlockResult,
-  FsReadDirectoryResult,
-  FsReadFileResult,
-  FsRemoveResult,
-  FsWalkResult,
-  FsWriteBlockResult,
-  FsWriteFileResult,
-  type FsReadDirectoryEntry,
-  type FsWalkEntryKind,
-  type FsWalkOptions,
+  FsReadDirectoryEntry,
+  FsWalkEntryKind,
+  FsWalkOptions,
 } from '../protocol/fs.js';
+import type { ClientMethod, ParamsOf, ResultOf } from '../protocol/methods.js';
 import type { EnvironmentInfo } from '../protocol/environment.js';
 import type { FileSystemSandboxContext } from '../protocol/sandbox.js';
 import { fileUriToPath, pathToFileUri } from '../protocol/pathUri.js';
@@ -82,12 +70,10 @@ export class FileSystemClient {
 
   /** Whole file contents (`fs/readFile`, up to 512 MiB; use `readFileStream` for big files). */
   readFile(path: string, options: FsCallOptions = {}): Observable<Uint8Array> {
-    return this.fsCall(
-      'fs/readFile',
-      path,
-      (uri) => ({ path: uri, sandbox: sandboxOf(options) }),
-      FsReadFileResult,
-    ).pipe(map(({ dataBase64 }) => decodeValidatedBase64(dataBase64)));
+    return this.fsCall('fs/readFile', path, (uri) => ({
+      path: uri,
+      sandbox: sandboxOf(options),
+    })).pipe(map(({ dataBase64 }) => decodeValidatedBase64(dataBase64)));
   }
 
   /** Creates or truncates a file (`fs/writeFile`). A missing parent directory is NotFoundError. */
@@ -96,12 +82,11 @@ export class FileSystemClient {
     data: Uint8Array | string,
     options: FsCallOptions = {},
   ): Observable<void> {
-    return this.fsCall(
-      'fs/writeFile',
-      path,
-      (uri) => ({ path: uri, dataBase64: encodeBase64(data), sandbox: sandboxOf(options) }),
-      FsWriteFileResult,
-    ).pipe(map(() => undefined));
+    return this.fsCall('fs/writeFile', path, (uri) => ({
+      path: uri,
+      dataBase64: encodeBase64(data),
+      sandbox: sandboxOf(options),
+    })).pipe(map(() => undefined));
   }
 
   /** `mkdir` (`recursive` defaults to true on the executor: `mkdir -p`). */
@@ -109,42 +94,35 @@ export class FileSystemClient {
     path: string,
     options: FsCallOptions & { readonly recursive?: boolean } = {},
   ): Observable<void> {
-    return this.fsCall(
-      'fs/createDirectory',
-      path,
-      (uri) => ({ path: uri, recursive: options.recursive ?? null, sandbox: sandboxOf(options) }),
-      FsCreateDirectoryResult,
-    ).pipe(map(() => undefined));
+    return this.fsCall('fs/createDirectory', path, (uri) => ({
+      path: uri,
+      recursive: options.recursive ?? null,
+      sandbox: sandboxOf(options),
+    })).pipe(map(() => undefined));
   }
 
   /** Type, size and times (`fs/getMetadata`). */
   getMetadata(path: string, options: FsCallOptions = {}): Observable<FileMetadata> {
-    return this.fsCall(
-      'fs/getMetadata',
-      path,
-      (uri) => ({ path: uri, sandbox: sandboxOf(options) }),
-      FsGetMetadataResult,
-    );
+    return this.fsCall('fs/getMetadata', path, (uri) => ({
+      path: uri,
+      sandbox: sandboxOf(options),
+    }));
   }
 
   /** `realpath` on the executor, as a native path. */
   canonicalize(path: string, options: FsCallOptions = {}): Observable<string> {
-    return this.fsCall(
-      'fs/canonicalize',
-      path,
-      (uri) => ({ path: uri, sandbox: sandboxOf(options) }),
-      FsCanonicalizeResult,
-    ).pipe(map((result) => fileUriToPath(result.path)));
+    return this.fsCall('fs/canonicalize', path, (uri) => ({
+      path: uri,
+      sandbox: sandboxOf(options),
+    })).pipe(map((result) => fileUriToPath(result.path)));
   }
 
   /** Directory entries in OS order (`fs/readDirectory`). */
   readDirectory(path: string, options: FsCallOptions = {}): Observable<readonly DirectoryEntry[]> {
-    return this.fsCall(
-      'fs/readDirectory',
-      path,
-      (uri) => ({ path: uri, sandbox: sandboxOf(options) }),
-      FsReadDirectoryResult,
-    ).pipe(map((result) => result.entries));
+    return this.fsCall('fs/readDirectory', path, (uri) => ({
+      path: uri,
+      sandbox: sandboxOf(options),
+    })).pipe(map((result) => result.entries));
   }
 
   /**
@@ -155,17 +133,12 @@ export class FileSystemClient {
     path: string,
     options: FsCallOptions & { readonly recursive?: boolean; readonly force?: boolean } = {},
   ): Observable<void> {
-    return this.fsCall(
-      'fs/remove',
-      path,
-      (uri) => ({
-        path: uri,
-        recursive: options.recursive ?? null,
-        force: options.force ?? null,
-        sandbox: sandboxOf(options),
-      }),
-      FsRemoveResult,
-    ).pipe(map(() => undefined));
+    return this.fsCall('fs/remove', path, (uri) => ({
+      path: uri,
+      recursive: options.recursive ?? null,
+      force: options.force ?? null,
+      sandbox: sandboxOf(options),
+    })).pipe(map(() => undefined));
   }
 
   /** Copies a file, link or (with `recursive: true`) directory tree (`fs/copy`). */
@@ -174,17 +147,12 @@ export class FileSystemClient {
     destinationPath: string,
     options: FsCallOptions & { readonly recursive?: boolean } = {},
   ): Observable<void> {
-    return this.fsCall(
-      'fs/copy',
-      sourcePath,
-      (uri) => ({
-        sourcePath: uri,
-        destinationPath: pathToFileUri(destinationPath),
-        recursive: options.recursive ?? false,
-        sandbox: sandboxOf(options),
-      }),
-      FsCopyResult,
-    ).pipe(map(() => undefined));
+    return this.fsCall('fs/copy', sourcePath, (uri) => ({
+      sourcePath: uri,
+      destinationPath: pathToFileUri(destinationPath),
+      recursive: options.recursive ?? false,
+      sandbox: sandboxOf(options),
+    })).pipe(map(() => undefined));
   }
 
   /** Breadth-first listing under `path` (`fs/walk`), limits as in spec §7.7. */
@@ -193,12 +161,11 @@ export class FileSystemClient {
     walkOptions: FsWalkOptions,
     options: FsCallOptions = {},
   ): Observable<WalkOutcome> {
-    return this.fsCall(
-      'fs/walk',
-      path,
-      (uri) => ({ path: uri, options: walkOptions, sandbox: sandboxOf(options) }),
-      FsWalkResult,
-    ).pipe(
+    return this.fsCall('fs/walk', path, (uri) => ({
+      path: uri,
+      options: walkOptions,
+      sandbox: sandboxOf(options),
+    })).pipe(
       map((result) => ({
         entries: result.entries.map((entry) => ({
           path: fileUriToPath(entry.path),
@@ -225,25 +192,23 @@ export class FileSystemClient {
       const readFrom = (
         offset: number,
       ): Observable<{ bytes: Uint8Array; eof: boolean; offset: number }> =>
-        this.core
-          .call('fs/readBlock', { handleId, offset, len: FILE_READ_CHUNK_SIZE }, FsReadBlockResult)
-          .pipe(
-            map((block) => {
-              const bytes = decodeValidatedBase64(block.chunk);
-              if (bytes.byteLength === 0 && !block.eof) {
-                throw new ProtocolError(
-                  `fs/readBlock returned an empty block before EOF for ${path}`,
-                );
-              }
-              return { bytes, eof: block.eof, offset: offset + bytes.byteLength };
-            }),
-          );
-      const open = this.fsCall(
-        'fs/open',
-        path,
-        (uri) => ({ handleId, path: uri, mode: 'read', sandbox: sandboxOf(options) }),
-        FsOpenResult,
-      );
+        this.core.calls.call('fs/readBlock', { handleId, offset, len: FILE_READ_CHUNK_SIZE }).pipe(
+          map((block) => {
+            const bytes = decodeValidatedBase64(block.chunk);
+            if (bytes.byteLength === 0 && !block.eof) {
+              throw new ProtocolError(
+                `fs/readBlock returned an empty block before EOF for ${path}`,
+              );
+            }
+            return { bytes, eof: block.eof, offset: offset + bytes.byteLength };
+          }),
+        );
+      const open = this.fsCall('fs/open', path, (uri) => ({
+        handleId,
+        path: uri,
+        mode: 'read',
+        sandbox: sandboxOf(options),
+      }));
       return concat(
         open.pipe(
           tap(() => {
@@ -259,9 +224,9 @@ export class FileSystemClient {
         ),
       ).pipe(
         finalize(() => {
-          if (opened && this.core.terminalError === undefined) {
-            this.core
-              .call('fs/close', { handleId }, FsCloseResult)
+          if (opened && this.core.lifecycle.terminalError === undefined) {
+            this.core.calls
+              .call('fs/close', { handleId })
               .pipe(catchError(() => EMPTY))
               .subscribe();
           }
@@ -297,11 +262,11 @@ export class FileSystemClient {
             defer(() => {
               const at = offset;
               offset += piece.byteLength;
-              return this.core.call(
-                'fs/writeBlock',
-                { handleId, offset: at, chunk: encodeBase64(piece) },
-                FsWriteBlockResult,
-              );
+              return this.core.calls.call('fs/writeBlock', {
+                handleId,
+                offset: at,
+                chunk: encodeBase64(piece),
+              });
             }),
           ),
         ).pipe(ignoreElements());
@@ -311,12 +276,12 @@ export class FileSystemClient {
           if (!info.capabilities.fileWriteStreaming) {
             throw new ProtocolError('exec-server does not support writable file streams');
           }
-          return this.fsCall(
-            'fs/open',
-            path,
-            (uri) => ({ handleId, path: uri, mode: 'replace', sandbox: sandboxOf(options) }),
-            FsOpenResult,
-          );
+          return this.fsCall('fs/open', path, (uri) => ({
+            handleId,
+            path: uri,
+            mode: 'replace',
+            sandbox: sandboxOf(options),
+          }));
         }),
         switchMap(() => {
           state = 'open';
@@ -324,15 +289,15 @@ export class FileSystemClient {
             data$.pipe(concatMap(writeBlock)),
             defer(() => {
               state = 'closed';
-              return this.core.call('fs/close', { handleId }, FsCloseResult);
+              return this.core.calls.call('fs/close', { handleId });
             }),
           );
         }),
         map(() => undefined),
         finalize(() => {
-          if (state === 'open' && this.core.terminalError === undefined) {
-            this.core
-              .call('fs/close', { handleId }, FsCloseResult)
+          if (state === 'open' && this.core.lifecycle.terminalError === undefined) {
+            this.core.calls
+              .call('fs/close', { handleId })
               .pipe(catchError(() => EMPTY))
               .subscribe();
           }
@@ -341,26 +306,37 @@ export class FileSystemClient {
     });
   }
 
-  /** One fs call: native path → URI, typed not-found errors. */
-  private fsCall<S extends z.ZodType>(
-    method: string,
+  /** One fs call: native path → URI when sent, typed not-found errors. */
+  private fsCall<M extends FsPathMethod>(
+    method: M,
     path: string,
-    buildParams: (uri: string) => unknown,
-    schema: S,
-  ): Observable<z.output<S>> {
-    return this.core.callWith(
-      method,
-      () => buildParams(pathToFileUri(path)),
-      schema,
-      (error) =>
+    buildParams: (uri: string) => ParamsOf<M>,
+  ): Observable<ResultOf<M>> {
+    return this.core.calls.call(method, () => buildParams(pathToFileUri(path)), {
+      mapError: (error) =>
         error instanceof ServerError &&
         error.code === ErrorCode.notFound &&
         !(error instanceof NotFoundError)
           ? new NotFoundError(error.serverMessage, path)
           : error,
-    );
+    });
   }
 }
+
+/** The fs methods that name a path. */
+type FsPathMethod = Extract<
+  ClientMethod,
+  | 'fs/readFile'
+  | 'fs/writeFile'
+  | 'fs/createDirectory'
+  | 'fs/getMetadata'
+  | 'fs/canonicalize'
+  | 'fs/readDirectory'
+  | 'fs/walk'
+  | 'fs/remove'
+  | 'fs/copy'
+  | 'fs/open'
+>;
 
 function sandboxOf(options: FsCallOptions): FileSystemSandboxContext | null {
   return options.sandbox ?? null;

@@ -3,10 +3,12 @@
  * request is streamed: the response arrives as soon as the headers do, and the body follows
  * as `http/request/bodyDelta` notifications. HTTP error statuses are responses, not errors.
  */
-import { Observable, defer, map, switchMap } from 'rxjs';
+import { type Observable, defer, finalize, map } from 'rxjs';
 import { encodeBase64 } from '../protocol/base64.js';
-import { HttpRequestResult, type HttpRedirectPolicy } from '../protocol/http.js';
-import { decodeResult, type SessionCore } from './sessionCore.js';
+import type { HttpRedirectPolicy } from '../protocol/http.js';
+import type { ParamsOf } from '../protocol/methods.js';
+import type { HttpBodyStream } from './httpBodyStreams.js';
+import type { SessionCore } from './sessionCore.js';
 
 /** One request header. */
 export interface HttpRequestHeader {
@@ -51,51 +53,37 @@ export class HttpClient {
   /** Sends one request through the executor; emits the response once the headers arrived. */
   request(request: HttpRequest): Observable<HttpResponse> {
     const core = this.core;
-    return core.guard(
-      core.awaitRpc().pipe(
-        switchMap((rpc) =>
-          defer(() => {
-            // A fresh id per request keeps late deltas of an abandoned stream apart (§8.2).
-            const requestId = `http-${core.nextHttpRequestId++}`;
-            const stream = core.httpStreams.register(requestId);
-            let delivered = false;
-            const params = {
-              method: request.method,
-              url: request.url,
-              headers: (request.headers ?? []).map((header) => ({ ...header })),
-              bodyBase64: request.body === undefined ? null : encodeBase64(request.body),
-              ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
-              redirectPolicy: request.redirectPolicy ?? 'follow',
-              requestId,
-              streamResponse: true,
-            };
-            return new Observable<HttpResponse>((subscriber) => {
-              const subscription = rpc
-                .request('http/request', params)
-                .pipe(map((raw) => decodeResult('http/request', HttpRequestResult, raw)))
-                .subscribe({
-                  next: (result) => {
-                    delivered = true;
-                    subscriber.next({
-                      status: result.status,
-                      headers: result.headers,
-                      body$: core.guardStream(stream.body$),
-                    });
-                    subscriber.complete();
-                  },
-                  error: (error: unknown) => {
-                    core.httpStreams.remove(stream);
-                    subscriber.error(error);
-                  },
-                });
-              return () => {
-                subscription.unsubscribe();
-                if (!delivered) core.httpStreams.remove(stream);
-              };
-            });
-          }),
-        ),
-      ),
-    );
+    return defer(() => {
+      let stream: HttpBodyStream | undefined;
+      let delivered = false;
+      // The route is opened when the request is sent, with a fresh id per request, which keeps
+      // late deltas of an abandoned stream apart (§8.2).
+      const params = (): ParamsOf<'http/request'> => {
+        stream = core.notifications.openHttpStream();
+        return {
+          method: request.method,
+          url: request.url,
+          headers: (request.headers ?? []).map((header) => ({ ...header })),
+          bodyBase64: request.body === undefined ? null : encodeBase64(request.body),
+          ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+          redirectPolicy: request.redirectPolicy ?? 'follow',
+          requestId: stream.requestId,
+          streamResponse: true,
+        };
+      };
+      return core.calls.call('http/request', params).pipe(
+        map((result): HttpResponse => {
+          delivered = true;
+          return {
+            status: result.status,
+            headers: result.headers,
+            body$: core.calls.guardStream(stream!.body$),
+          };
+        }),
+        finalize(() => {
+          if (!delivered && stream) core.notifications.closeHttpStream(stream);
+        }),
+      );
+    });
   }
 }

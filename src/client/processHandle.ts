@@ -7,14 +7,7 @@ import { Observable, filter, map } from 'rxjs';
 import { encodeBase64 } from '../protocol/base64.js';
 import { decodeValidatedBase64 } from './validatedBase64.js';
 import { ProcessWriteRejectedError } from '../protocol/errors.js';
-import {
-  ProcessReadResult,
-  ProcessSignalResult,
-  ProcessTerminateResult,
-  ProcessWriteResult,
-  type ProcessSignal,
-  type SandboxType,
-} from '../protocol/process.js';
+import type { ProcessReadResult, ProcessSignal, SandboxType } from '../protocol/process.js';
 import type { ProcessEvent, ProcessOutputEvent } from './processEvents.js';
 import type { ProcessRecord, SessionCore } from './sessionCore.js';
 
@@ -64,7 +57,7 @@ export class ProcessHandle {
    * the stream consistent, or DisconnectedError when the session ends.
    */
   get events$(): Observable<ProcessEvent> {
-    return this.core.guardStream(this.record.log.events$);
+    return this.core.calls.guardStream(this.record.log.events$);
   }
 
   /** Bytes written to stdout (and, for `tty: true`, everything the terminal printed). */
@@ -79,7 +72,7 @@ export class ProcessHandle {
 
   /** The exit code, once, when the process has been reaped (output may still follow). */
   get exit$(): Observable<number> {
-    return this.core.guardStream(this.record.log.exitCode$);
+    return this.core.calls.guardStream(this.record.log.exitCode$);
   }
 
   /**
@@ -91,7 +84,7 @@ export class ProcessHandle {
   write(data: Uint8Array | string): Observable<void> {
     const writeId = String(this.nextWriteId++);
     const params = { processId: this.processId, chunk: encodeBase64(data), writeId };
-    return this.core.callAcrossRecovery('process/write', params, ProcessWriteResult).pipe(
+    return this.core.calls.call('process/write', params, { recovery: 'resend' }).pipe(
       map(({ status }) => {
         if (status !== 'accepted') throw new ProcessWriteRejectedError(this.processId, status);
       }),
@@ -100,8 +93,8 @@ export class ProcessHandle {
 
   /** Sends SIGINT to the process group (`interrupt` is the only signal the protocol has). */
   signal(signal: ProcessSignal = 'interrupt'): Observable<void> {
-    return this.core
-      .call('process/signal', { processId: this.processId, signal }, ProcessSignalResult)
+    return this.core.calls
+      .call('process/signal', { processId: this.processId, signal })
       .pipe(map(() => undefined));
   }
 
@@ -110,8 +103,8 @@ export class ProcessHandle {
    * events still follow (exit code 137 on the 0.169.0 executor).
    */
   terminate(): Observable<boolean> {
-    return this.core
-      .call('process/terminate', { processId: this.processId }, ProcessTerminateResult)
+    return this.core.calls
+      .call('process/terminate', { processId: this.processId })
       .pipe(map(({ running }) => running));
   }
 
@@ -123,7 +116,7 @@ export class ProcessHandle {
   read(options: ProcessReadOptions = {}): Observable<ProcessReadResponse> {
     return new Observable<ProcessReadResponse>((subscriber) => {
       const failure = this.record.log.failure;
-      if (failure !== undefined && this.core.terminalError === undefined) {
+      if (failure !== undefined && this.core.lifecycle.terminalError === undefined) {
         subscriber.next({
           chunks: [],
           nextSeq: this.record.log.wake + 1,
@@ -142,8 +135,8 @@ export class ProcessHandle {
         maxBytes: options.maxBytes ?? null,
         waitMs: options.waitMs ?? null,
       };
-      return this.core
-        .callAcrossRecovery('process/read', params, ProcessReadResult)
+      return this.core.calls
+        .call('process/read', params, { recovery: 'resend' })
         .pipe(map(decodeReadResult))
         .subscribe(subscriber);
     });

@@ -4,7 +4,7 @@
  * lookup or handshake in flight and fails the joined callers with "connection attempt was
  * superseded".
  */
-import { AsyncSubject, type Observable, type Subscription } from 'rxjs';
+import { AsyncSubject, type Observable, type Subscription, defer, tap } from 'rxjs';
 import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
 import { ConnectionAttemptError, supersededError } from './errors.js';
 import type { ManagedSession } from './managedSession.js';
@@ -22,8 +22,19 @@ export class ConnectionAttempt {
   private running: Subscription | undefined;
   private started = false;
 
-  /** @param prefetchedBundle the bundle a refresh looked up, used for this attempt's connect. */
-  constructor(readonly prefetchedBundle?: NoiseRendezvousConnectBundle) {}
+  /**
+   * @param prefetchedBundle the bundle a refresh looked up, used for this attempt's connect.
+   * @param onChange called when the attempt starts and when it settles.
+   */
+  constructor(
+    readonly prefetchedBundle?: NoiseRendezvousConnectBundle,
+    private readonly onChange?: (attempt: ConnectionAttempt) => void,
+  ) {}
+
+  /** Started and not settled yet. */
+  get inFlight(): boolean {
+    return this.started && this.outcome === undefined;
+  }
 
   /** Starts the attempt on first use (hot from then on), or joins it. */
   run(connect: () => Observable<ManagedSession>): Observable<ManagedSession> {
@@ -32,6 +43,7 @@ export class ConnectionAttempt {
     }
     if (!this.started && this.outcome === undefined) {
       this.started = true;
+      this.onChange?.(this);
       const subscription = connect().subscribe({
         next: (session) => this.settle({ session }),
         error: (error: unknown) => this.settle({ error: new ConnectionAttemptError(error) }),
@@ -56,6 +68,7 @@ export class ConnectionAttempt {
     if (this.outcome !== undefined) return;
     this.outcome = outcome;
     this.running = undefined;
+    this.onChange?.(this);
     if ('session' in outcome) {
       this.result.next(outcome.session);
       this.result.complete();
@@ -63,4 +76,50 @@ export class ConnectionAttempt {
       this.result.error(outcome.error);
     }
   }
+}
+
+/** How an initial connection attempt ended. */
+export type ConnectionAttemptOutcome = 'success' | 'failure' | 'cancelled';
+
+export interface ConnectionAttemptReport {
+  readonly outcome: ConnectionAttemptOutcome;
+  /** From the attempt's start (including the registry lookup) to its outcome. */
+  readonly elapsedMs: number;
+  readonly error?: unknown;
+}
+
+/**
+ * Reports an initial attempt (no installed session, no refresh-supplied bundle) to `reports`,
+ * once, with the time from its start to its outcome; other attempts pass through unreported.
+ */
+export function reportInitialAttempt<T>(
+  attempt: ConnectionAttempt,
+  sessionInstalled: boolean,
+  reports: { next(report: ConnectionAttemptReport): void },
+  now: () => number,
+  closed: () => boolean,
+  source: Observable<T>,
+): Observable<T> {
+  if (sessionInstalled || attempt.prefetchedBundle !== undefined) return source;
+  return defer(() => {
+    const startedAt = now();
+    let reported = false;
+    const report = (outcome: ConnectionAttemptOutcome, error?: unknown) => {
+      if (reported) return;
+      reported = true;
+      reports.next({
+        outcome,
+        elapsedMs: now() - startedAt,
+        ...(error === undefined ? {} : { error }),
+      });
+    };
+    return source.pipe(
+      tap({
+        next: () => report('success'),
+        error: (error: unknown) =>
+          report(attempt.cancelled || closed() ? 'cancelled' : 'failure', error),
+        unsubscribe: () => report('cancelled'),
+      }),
+    );
+  });
 }

@@ -7,6 +7,11 @@ export {
   type ReadinessResult,
 } from './lazyRemoteClient.js';
 export type { EnvironmentConnectionState } from './managedSession.js';
+export type {
+  ConnectionStatus,
+  ConnectionStatusKind,
+  RecoveryProgress,
+} from './connectionStatus.js';
 export {
   noiseRendezvous,
   webSocketUrl,
@@ -23,7 +28,7 @@ export {
   isRetryableRecoveryError,
 } from './errors.js';
 export { registryRecoveryRetryDelayMs, registryRetryBaseDelayMs } from './registryBackoff.js';
-export { recoverSession, type RecoveryOptions } from './sessionRecovery.js';
+export { recoverSession, type RecoveryOptions, type RecoveryRetry } from './sessionRecovery.js';
 export type { ReconnectStrategy, ReopenedTransport } from './sessionConnector.js';
 export { Environment, type EnvironmentObservedStatus } from './environment.js';
 export {

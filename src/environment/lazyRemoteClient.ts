@@ -2,32 +2,36 @@
  * `LazyRemoteExecServerClient` (spec/protocol.md §13–§16): the per-environment owner of the
  * exec-server session. Connects on first use (concurrent callers share one attempt), resumes
  * the session after transport loss, replaces it on `refreshConnection()`, and publishes
- * whether a live session is installed.
+ * whether a live session is installed (`connectionState$`) and, for user interfaces, what the
+ * connection is doing (`status$`).
+ *
+ * Its lifecycle is one union (`LazyPhase` below) changed only by `toPhase`; the first
+ * connection attempt (`startup`) is kept as the record `readinessResult` and `getFailFast`
+ * read, and the refresh requests live in a RefreshQueue.
  */
 import {
   BehaviorSubject,
   asyncScheduler,
-  tap,
   Observable,
   Subject,
   type SchedulerLike,
-  type Subscription,
   catchError,
   defer,
-  filter,
+  distinctUntilChanged,
   map,
   of,
   switchMap,
-  take,
   throwError,
-  throwIfEmpty,
-  timeout,
 } from 'rxjs';
 import type { ExecServerClient } from '../client/execServerClient.js';
 import { DisconnectedError, DisconnectReason, ProtocolError } from '../protocol/errors.js';
-import { EnvironmentRegistryRequestError } from '../registry/index.js';
-import { formatDuration } from '../transport/formatDuration.js';
-import { ConnectionAttempt } from './connectionAttempt.js';
+import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
+import {
+  ConnectionAttempt,
+  reportInitialAttempt,
+  type ConnectionAttemptReport,
+} from './connectionAttempt.js';
+import { StatusPublisher, type ConnectionStatus, type StatusFacts } from './connectionStatus.js';
 import { CONNECT_TIMEOUT_MS } from './constants.js';
 import {
   ConnectionAttemptError,
@@ -35,16 +39,13 @@ import {
   isRetryableRecoveryError,
 } from './errors.js';
 import { ManagedSession, type EnvironmentConnectionState } from './managedSession.js';
+import { liveClientNow, peekReadiness, readinessFrom, type ReadinessResult } from './readiness.js';
+import type { LazyPhase } from './lazyPhase.js';
+import { RefreshQueue, lookupRefreshBundle } from './refreshQueue.js';
 import { bundleExecutorKey, connectSession } from './sessionConnector.js';
-import {
-  noiseParamsOf,
-  type ExecServerTransportParams,
-  type ProvisioningReadiness,
-} from './transportParams.js';
+import { noiseParamsOf, type ExecServerTransportParams } from './transportParams.js';
 
-/** Outcome of the environment's readiness: ready, or the error that keeps it unavailable. */
-export type ReadinessResult =
-  { readonly ready: true } | { readonly ready: false; readonly error: Error };
+export type { ReadinessResult } from './readiness.js';
 
 export interface LazyRemoteClientOptions {
   /** Scheduler for every deadline and backoff (tests pass a TestScheduler). */
@@ -55,55 +56,44 @@ export interface LazyRemoteClientOptions {
   readonly refreshLookupTimeoutMs?: number;
 }
 
-/** How an initial connection attempt ended. */
-export type ConnectionAttemptOutcome = 'success' | 'failure' | 'cancelled';
-
-export interface ConnectionAttemptReport {
-  readonly outcome: ConnectionAttemptOutcome;
-  /** From the attempt's start (including the registry lookup) to its outcome. */
-  readonly elapsedMs: number;
-  readonly error?: unknown;
-}
-
-interface RefreshOutcome {
-  readonly ticket: number;
-  readonly error?: unknown;
-}
+export type { ConnectionAttemptOutcome, ConnectionAttemptReport } from './connectionAttempt.js';
 
 export class LazyRemoteExecServerClient {
+  private phase: LazyPhase = { kind: 'starting', reconnect: undefined };
   private readonly state = new BehaviorSubject<EnvironmentConnectionState>('Disconnected');
-  private current: ManagedSession | undefined;
-  private readonly startup = new ConnectionAttempt();
-  private reconnectAttempt: ConnectionAttempt | undefined;
-  private readonly refreshRequests = new Subject<number>();
-  private readonly refreshOutcomes = new Subject<RefreshOutcome>();
-  private readonly refreshes: Subscription;
-  private refreshTickets = 0;
+  private readonly startup = new ConnectionAttempt(undefined, (attempt) =>
+    this.attemptChanged(attempt),
+  );
+  private readonly refreshes: RefreshQueue;
   private readonly attempts = new Subject<ConnectionAttemptReport>();
-  private closed = false;
+  private readonly status = new StatusPublisher(() => this.statusFacts());
 
   constructor(
     readonly transportParams: ExecServerTransportParams,
     private readonly options: LazyRemoteClientOptions = {},
   ) {
-    // Refresh is a switchMap over requests: a newer request abandons the older one's stale
-    // lookup, handshake or probe; each caller completes with the first refresh that finishes
-    // after its own request (its own, or the one that superseded it).
-    this.refreshes = this.refreshRequests
-      .pipe(
-        switchMap((ticket) =>
-          this.refreshOnce().pipe(
-            map((): RefreshOutcome => ({ ticket })),
-            catchError((error: unknown) => of<RefreshOutcome>({ ticket, error })),
-          ),
-        ),
-      )
-      .subscribe((outcome) => this.refreshOutcomes.next(outcome));
+    this.refreshes = new RefreshQueue(
+      () => this.refreshOnce(),
+      () => this.status.publish(),
+    );
   }
 
-  /** `Connected` while an installed session has a live transport; replays the current value. */
+  /**
+   * `Connected` while an installed session has a live transport, else `Disconnected`; replays
+   * the current value and emits only on change.
+   */
   get connectionState$(): Observable<EnvironmentConnectionState> {
-    return this.state.asObservable();
+    return this.state.pipe(distinctUntilChanged());
+  }
+
+  /**
+   * What the connection is doing, for a user interface to render: connecting, connected,
+   * recovering (try n, time of the next try), refreshing, retired, closed or disconnected,
+   * with the last error seen. Replays the current value; emits only on change; completes
+   * after `closed`.
+   */
+  get status$(): Observable<ConnectionStatus> {
+    return this.status.status$;
   }
 
   /**
@@ -129,17 +119,26 @@ export class LazyRemoteExecServerClient {
     return this.current !== undefined || this.startup.outcome !== undefined;
   }
 
+  /** The installed session (kept after close), if any. */
+  private get current(): ManagedSession | undefined {
+    return this.phase.kind === 'starting' ? undefined : this.phase.session;
+  }
+
+  private get closed(): boolean {
+    return this.phase.kind === 'closed';
+  }
+
+  /** The reconnect attempt in the shared slot, if any. */
+  private get reconnectAttempt(): ConnectionAttempt | undefined {
+    return this.phase.kind === 'closed' ? undefined : this.phase.reconnect;
+  }
+
   /**
    * Ready (a live session), the error keeping the environment unavailable, or undefined while
    * that is not known yet (connecting or recovering).
    */
   get readinessResult(): ReadinessResult | undefined {
-    if (this.current) return readinessOf(this.current.client);
-    const outcome = this.startup.outcome;
-    if (outcome === undefined) return undefined;
-    return 'session' in outcome
-      ? readinessOf(outcome.session.client)
-      : { ready: false, error: outcome.error };
+    return readinessFrom(this.current, this.startup.outcome);
   }
 
   /**
@@ -166,25 +165,7 @@ export class LazyRemoteExecServerClient {
    * session's failure, or the startup ConnectionAttemptError.
    */
   getFailFast(): Observable<ExecServerClient> {
-    return defer(() => {
-      const outcome = this.startup.outcome;
-      let client = this.current?.client;
-      if (client === undefined && outcome !== undefined) {
-        if ('error' in outcome) return throwError(() => outcome.error);
-        client = outcome.session.client;
-      }
-      if (client === undefined) {
-        return throwError(() => new DisconnectedError(DisconnectReason.notReady));
-      }
-      const live = client;
-      if (live.state === 'connected') return of(live);
-      if (live.state === 'recovering') {
-        return throwError(() => new DisconnectedError(DisconnectReason.recovering));
-      }
-      return throwError(
-        () => live.failure ?? new DisconnectedError(DisconnectReason.transportDisconnected),
-      );
-    });
+    return defer(() => liveClientNow(this.current, this.startup.outcome));
   }
 
   /** Waits for the first connection (the startup attempt), without the client. */
@@ -204,40 +185,25 @@ export class LazyRemoteExecServerClient {
    * newer one. Unsubscribing stops waiting but does not cancel the refresh.
    */
   refreshConnection(): Observable<void> {
-    return new Observable<void>((subscriber) => {
-      if (this.closed) {
-        subscriber.error(closedError());
-        return undefined;
-      }
-      const ticket = ++this.refreshTickets;
-      const subscription = this.refreshOutcomes
-        .pipe(
-          filter((outcome) => outcome.ticket >= ticket),
-          take(1),
-        )
-        .subscribe((outcome) => {
-          if (outcome.error === undefined) subscriber.complete();
-          else subscriber.error(outcome.error);
-        });
-      this.refreshRequests.next(ticket);
-      return subscription;
-    });
+    return defer(() => (this.closed ? throwError(() => closedError()) : this.refreshes.request()));
   }
 
   /** Ends everything: attempts are cancelled, the session is closed, state completes. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.phase.kind === 'closed') return;
+    const reconnect = this.phase.reconnect;
+    const session = this.current;
+    this.toPhase({ kind: 'closed', session });
     // Callers still waiting for a refresh learn that it will not happen.
-    this.refreshOutcomes.next({ ticket: Number.POSITIVE_INFINITY, error: closedError() });
-    this.refreshes.unsubscribe();
+    this.refreshes.close(closedError());
     this.startup.cancel();
-    this.reconnectAttempt?.cancel();
-    this.current?.detach();
-    this.current?.retire();
+    reconnect?.cancel();
+    session?.detach();
+    session?.retire();
     this.state.next('Disconnected');
     this.state.complete();
     this.attempts.complete();
+    this.status.close();
   }
 
   // ---------------------------------------------------------------------------------------
@@ -273,21 +239,38 @@ export class LazyRemoteExecServerClient {
       const attempt =
         inFlight !== undefined && inFlight.outcome === undefined
           ? inFlight
-          : this.openReconnectSlot(new ConnectionAttempt());
+          : this.openReconnectSlot();
       return this.connectOnce(attempt);
     });
   }
 
-  /** Puts `attempt` in the shared reconnect slot; it leaves the slot when it settles. */
-  private openReconnectSlot(attempt: ConnectionAttempt): ConnectionAttempt {
-    this.reconnectAttempt = attempt;
+  /** Puts a new attempt in the shared reconnect slot; it leaves the slot when it settles. */
+  private openReconnectSlot(bundle?: NoiseRendezvousConnectBundle): ConnectionAttempt {
+    const attempt = new ConnectionAttempt(bundle, (changed) => this.attemptChanged(changed));
+    if (this.phase.kind !== 'closed') this.toPhase({ ...this.phase, reconnect: attempt });
     return attempt;
+  }
+
+  /** Empties the reconnect slot if `attempt` is still in it. */
+  private leaveReconnectSlot(attempt: ConnectionAttempt): void {
+    if (this.phase.kind !== 'closed' && this.phase.reconnect === attempt) {
+      this.toPhase({ ...this.phase, reconnect: undefined });
+    }
+  }
+
+  /** The one place the phase changes. */
+  private toPhase(next: LazyPhase): void {
+    this.phase = next;
   }
 
   private connectOnce(attempt: ConnectionAttempt): Observable<ExecServerClient> {
     const result = attempt.run(() =>
-      this.observeAttempt(
+      reportInitialAttempt(
         attempt,
+        this.current !== undefined,
+        this.attempts,
+        () => (this.options.scheduler ?? asyncScheduler).now(),
+        () => this.closed,
         defer(() =>
           connectSession(this.transportParams, {
             ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
@@ -314,57 +297,49 @@ export class LazyRemoteExecServerClient {
     );
     return result.pipe(
       catchError((error: unknown) => {
-        if (this.reconnectAttempt === attempt) this.reconnectAttempt = undefined;
+        this.leaveReconnectSlot(attempt);
         return throwError(() => error);
       }),
       map((session) => {
-        if (this.reconnectAttempt === attempt) this.reconnectAttempt = undefined;
+        this.leaveReconnectSlot(attempt);
         return session.client;
       }),
     );
   }
 
-  /**
-   * Reports initial attempts (no installed session, no refresh-supplied bundle) on
-   * `connectionAttempts$`, with the time from the attempt's start to its outcome.
-   */
-  private observeAttempt(
-    attempt: ConnectionAttempt,
-    source: Observable<ManagedSession>,
-  ): Observable<ManagedSession> {
-    if (this.current !== undefined || attempt.prefetchedBundle !== undefined) return source;
-    return defer(() => {
-      const now = () => (this.options.scheduler ?? asyncScheduler).now();
-      const startedAt = now();
-      let reported = false;
-      const report = (outcome: ConnectionAttemptOutcome, error?: unknown) => {
-        if (reported) return;
-        reported = true;
-        this.attempts.next({
-          outcome,
-          elapsedMs: now() - startedAt,
-          ...(error === undefined ? {} : { error }),
-        });
-      };
-      return source.pipe(
-        tap({
-          next: () => report('success'),
-          error: (error: unknown) =>
-            report(attempt.cancelled || this.closed ? 'cancelled' : 'failure', error),
-          unsubscribe: () => report('cancelled'),
-        }),
-      );
-    });
-  }
-
   private install(session: ManagedSession): void {
+    if (this.phase.kind === 'closed') return;
     const previous = this.current;
     if (previous !== undefined && previous !== session) {
       previous.detach();
       if (!previous.isFailed) previous.retire();
     }
-    this.current = session;
+    this.toPhase({ kind: 'installed', session, reconnect: this.phase.reconnect });
     session.attach(this.state);
+    this.status.watch(session);
+  }
+
+  /** A connection attempt started or settled. */
+  private attemptChanged(attempt: ConnectionAttempt): void {
+    const outcome = attempt.outcome;
+    if (outcome !== undefined && 'error' in outcome && !attempt.cancelled) {
+      this.status.noteError(outcome.error);
+    }
+    this.status.publish();
+  }
+
+  /** What `status$` is derived from. */
+  private statusFacts(): StatusFacts {
+    const phase = this.phase;
+    return {
+      closed: phase.kind === 'closed',
+      refreshing: this.refreshes?.busy === true,
+      connecting:
+        phase.kind !== 'closed' &&
+        (phase.reconnect?.inFlight === true ||
+          (phase.kind === 'starting' && this.startup.inFlight)),
+      session: phase.kind === 'installed' ? phase.session : undefined,
+    };
   }
 
   private refreshOnce(): Observable<void> {
@@ -376,21 +351,7 @@ export class LazyRemoteExecServerClient {
       const observed = this.current;
       const observedRegistration = observed?.registrationId;
       const lookupTimeoutMs = this.options.refreshLookupTimeoutMs ?? CONNECT_TIMEOUT_MS;
-      return defer(() => noise.provider.connectBundle(noise.identity.publicKey().toJSON())).pipe(
-        take(1),
-        throwIfEmpty(() => new ProtocolError('registry lookup returned no connect bundle')),
-        timeout({
-          first: lookupTimeoutMs,
-          ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
-          with: () =>
-            throwError(
-              () =>
-                new EnvironmentRegistryRequestError(
-                  'timeout',
-                  `registry lookup timed out after ${formatDuration(lookupTimeoutMs)}`,
-                ),
-            ),
-        }),
+      return lookupRefreshBundle(noise, lookupTimeoutMs, this.options.scheduler).pipe(
         switchMap((bundle) => {
           const current = this.current;
           // Stale lookup: the session changed (or renewed its registration) meanwhile.
@@ -400,7 +361,7 @@ export class LazyRemoteExecServerClient {
           const executorKey = bundleExecutorKey(bundle);
           if (current && !current.isFailed && current.strategy.executorKey?.equals(executorKey)) {
             // Same executor (a renewed registration id is fine): keep the session.
-            current.registrationId = bundle.executorRegistrationId;
+            current.renewRegistration(bundle.executorRegistrationId);
             return probe(current.client);
           }
           // Replace: claim retirement first, supersede every attempt, then connect anew.
@@ -408,7 +369,7 @@ export class LazyRemoteExecServerClient {
           this.startup.cancel();
           this.reconnectAttempt?.cancel();
           this.state.next('Disconnected');
-          const attempt = this.openReconnectSlot(new ConnectionAttempt(bundle));
+          const attempt = this.openReconnectSlot(bundle);
           current?.retire();
           return this.connectOnce(attempt).pipe(switchMap((client) => probe(client)));
         }),
@@ -428,26 +389,4 @@ function closedError(): DisconnectedError {
 
 function isTerminal(client: ExecServerClient): boolean {
   return client.state === 'failed' || client.state === 'retired';
-}
-
-function readinessOf(client: ExecServerClient): ReadinessResult | undefined {
-  switch (client.state) {
-    case 'connected':
-      return { ready: true };
-    case 'recovering':
-      return undefined;
-    default:
-      return {
-        ready: false,
-        error: client.failure ?? new DisconnectedError(DisconnectReason.transportDisconnected),
-      };
-  }
-}
-
-/** The provisioning readiness right now, when the params are deferred. */
-function peekReadiness(params: ExecServerTransportParams): ProvisioningReadiness | undefined {
-  if (params.kind !== 'deferred') return undefined;
-  let value: ProvisioningReadiness | undefined;
-  params.readiness$.pipe(take(1)).subscribe((readiness) => (value = readiness));
-  return value;
 }

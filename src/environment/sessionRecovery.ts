@@ -32,6 +32,21 @@ export interface RecoveryOptions {
   readonly scheduler?: SchedulerLike;
   /** Called with the registration id of the executor the session resumed on. */
   readonly onResumed?: (registrationId: string | undefined) => void;
+  /**
+   * Called when a try failed with a retryable error (`delayMs`: the wait before the next) and
+   * when that next try starts (`delayMs` undefined).
+   */
+  readonly onRetry?: (retry: RecoveryRetry) => void;
+}
+
+/** A resume try that follows a failed one. */
+export interface RecoveryRetry {
+  /** The number of the next try, from 2. */
+  readonly attempt: number;
+  /** The wait before it starts; undefined once it has started. */
+  readonly delayMs: number | undefined;
+  /** Why the previous try failed. */
+  readonly error: unknown;
 }
 
 /**
@@ -56,10 +71,15 @@ export function recoverSession(
   );
   return resumeOnce.pipe(
     retry({
-      delay: (error: unknown, retryCount) =>
-        isRetryableRecoveryError(error)
-          ? timer(strategy.retryDelayMs(client.sessionId, retryCount - 1), scheduler)
-          : throwError(() => error),
+      delay: (error: unknown, retryCount) => {
+        if (!isRetryableRecoveryError(error)) return throwError(() => error);
+        const delayMs = strategy.retryDelayMs(client.sessionId, retryCount - 1);
+        const attempt = retryCount + 1;
+        options.onRetry?.({ attempt, delayMs, error });
+        return timer(delayMs, scheduler).pipe(
+          tap(() => options.onRetry?.({ attempt, delayMs: undefined, error })),
+        );
+      },
     }),
     timeout({
       first: deadlineMs,

@@ -17,7 +17,7 @@ import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
 import { parseInbound, type InboundMessage } from './inboundMessage.js';
 import { notificationText, ProcessOutputParams } from './notificationText.js';
-import { METHODS, type HandlerContext } from './methods.js';
+import { handlerOf, type HandlerContext } from './methods.js';
 import { InitializeParams, paramsDecoder } from './params.js';
 import { errorMessage } from './osError.js';
 import { RpcFailure } from './rpcFailure.js';
@@ -44,11 +44,19 @@ class UndecodableMessage {
 
 const decodeInitializeParams = paramsDecoder(InitializeParams);
 
+/**
+ * Where the connection is in its handshake (spec §3.5), with every transition in this file:
+ * `initialize` (once, may be retried after a failed resume) → `awaitingInitialized`;
+ * `initialized` → `ready` (requests run concurrently); the transport's end → `closed`.
+ */
+type ConnectionPhase =
+  | { readonly kind: 'awaitingInitialize' }
+  | { readonly kind: 'awaitingInitialized'; readonly session: Session }
+  | { readonly kind: 'ready'; readonly session: Session }
+  | { readonly kind: 'closed'; readonly session: Session | undefined };
+
 export class ConnectionProcessor implements SessionOwner {
-  private session: Session | undefined;
-  private initializeDone = false;
-  private initialized = false;
-  private closed = false;
+  private phase: ConnectionPhase = { kind: 'awaitingInitialize' };
   /** The session whose process output is paused until the transport drains. */
   private outputPausedOn: Session | undefined;
   /** Tail of the inbound work still awaited (pre-handshake requests); undefined when idle. */
@@ -78,6 +86,15 @@ export class ConnectionProcessor implements SessionOwner {
   /** Ends the connection: closes the transport and detaches the session. */
   close(): void {
     void this.finish();
+  }
+
+  private get closed(): boolean {
+    return this.phase.kind === 'closed';
+  }
+
+  /** The session this connection initialized or resumed, if any. */
+  private get session(): Session | undefined {
+    return this.phase.kind === 'awaitingInitialize' ? undefined : this.phase.session;
   }
 
   sendNotification(method: string, params: unknown): void {
@@ -170,16 +187,19 @@ export class ConnectionProcessor implements SessionOwner {
       case 'request': {
         const handling = this.handleRequest(message.id, message.method, message.params);
         // Before the handshake completes, requests are strictly sequential.
-        return this.initialized ? undefined : handling;
+        return this.phase.kind === 'ready' ? undefined : handling;
       }
       case 'notification':
+        const phase = this.phase;
         if (
           message.method === 'initialized' &&
-          this.initializeDone &&
-          this.session?.owner === this
+          (phase.kind === 'awaitingInitialized' || phase.kind === 'ready')
         ) {
-          this.initialized = true;
-          return;
+          const session = phase.session;
+          if (session.owner === this) {
+            this.phase = { kind: 'ready', session };
+            return;
+          }
         }
         return void this.finish();
       case 'malformed':
@@ -223,20 +243,20 @@ export class ConnectionProcessor implements SessionOwner {
 
   private initialize(rawParams: unknown): { sessionId: string; environmentInfo: unknown } {
     const params = decodeInitializeParams(rawParams);
-    if (this.initializeDone)
+    if (this.phase.kind !== 'awaitingInitialize')
       throw RpcFailure.invalidRequest('initialize may only be sent once per connection');
     const { registry } = this.options;
-    // A failed resume leaves the connection free to try initialize again.
-    this.session = params.resumeSessionId
+    // A failed resume throws here and leaves the connection free to try initialize again.
+    const session = params.resumeSessionId
       ? registry.resume(params.resumeSessionId, this)
       : registry.create(this);
-    this.initializeDone = true;
-    return { sessionId: this.session.id, environmentInfo: environmentInfo() };
+    this.phase = { kind: 'awaitingInitialized', session };
+    return { sessionId: session.id, environmentInfo: environmentInfo() };
   }
 
   /** Runs the handler; its result is a value or a promise, as the handler returns it. */
   private dispatch(method: string, rawParams: unknown): unknown {
-    const spec = METHODS.get(method);
+    const spec = handlerOf(method);
     if (!spec) {
       throw new RpcFailure(
         ErrorCode.methodNotFound,
@@ -244,19 +264,20 @@ export class ConnectionProcessor implements SessionOwner {
       );
     }
     const params = spec.decode(rawParams);
-    if (!this.initializeDone || !this.session) {
+    const phase = this.phase;
+    if (phase.kind === 'awaitingInitialize' || phase.kind === 'closed') {
       throw RpcFailure.invalidRequest(
         `client must call initialize before using ${spec.family} methods`,
       );
     }
-    if (this.session.owner !== this)
+    if (phase.session.owner !== this)
       throw RpcFailure.invalidRequest('session has been resumed by another connection');
-    if (!this.initialized) {
+    if (phase.kind !== 'ready') {
       throw RpcFailure.invalidRequest(
         `client must send initialized before using ${spec.family} methods`,
       );
     }
-    return spec.run(this.handlerContext(this.session), params);
+    return spec.run(this.handlerContext(phase.session), params);
   }
 
   /** What handlers see of `session` and this connection; made once per session. */
@@ -273,13 +294,14 @@ export class ConnectionProcessor implements SessionOwner {
   }
 
   private async finish(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.phase.kind === 'closed') return;
+    const session = this.session;
+    this.phase = { kind: 'closed', session };
     this.subscription?.unsubscribe();
     this.transport.close();
     this.http.close();
     this.resumeOutput();
-    if (this.session) this.options.registry.detach(this.session, this);
+    if (session) this.options.registry.detach(session, this);
     await this.fileHandles.closeAll();
     this.resolveDone();
   }

@@ -1,8 +1,14 @@
 /**
- * The executor's method table: gating family (spec §3.5), params schema and handler of every
- * request it serves. Methods absent here answer -32601.
+ * The executor's handler table, keyed by the method table (protocol/methods.ts): every client
+ * request except `initialize` (connectionProcessor.ts) has an entry, either a handler or
+ * `NOT_SERVED` (answered -32601 `exec-server stub does not implement \`<m>\` yet`, as the
+ * binary answers what it lacks). A method added to the table without an entry here is a
+ * compile error. Each handler decodes its params with a serde-worded decoder (params.ts) whose
+ * input type must accept what the client's schema produces (`served` below), and
+ * spec/server/params.spec.ts holds the decoders to the protocol schemas at run time.
  */
 import type { z } from 'zod';
+import { METHODS, type ClientMethod, type ParamsOf } from '../protocol/methods.js';
 import { environmentInfo } from './environmentInfo.js';
 import type { FileHandleTable } from './fileHandles.js';
 import * as filesystem from './filesystem.js';
@@ -27,71 +33,92 @@ export interface MethodSpec<P = unknown> {
   run(context: HandlerContext, params: P): unknown;
 }
 
-function method<P>(
-  family: string,
-  schema: z.ZodType<P>,
-  run: (context: HandlerContext, params: P) => unknown,
+/** The marker of a method the table has and this executor does not serve (yet). */
+export interface NotServed {
+  readonly served: false;
+}
+export const NOT_SERVED: NotServed = { served: false };
+
+/** The requests the handler table covers: every client request but the handshake. */
+export type ServedMethod = Exclude<ClientMethod, 'initialize'>;
+
+/** `unknown` when the decoder's input type accepts the client's params of `M`, else a named error. */
+type AcceptsClientParams<M extends ServedMethod, S extends z.ZodType> =
+  ParamsOf<M> extends z.input<S> ? unknown : { readonly rejectsClientParamsOf: M };
+
+/**
+ * A handler for `method`. `schema` is the executor's serde-worded decoder; its input type must
+ * accept every params value the client's schema produces (a compile-time check that the two
+ * sides agree on the shape).
+ */
+function served<M extends ServedMethod, S extends z.ZodType>(
+  method: M,
+  schema: S & AcceptsClientParams<M, S>,
+  run: (context: HandlerContext, params: z.output<S>) => unknown,
 ): MethodSpec {
+  const family = METHODS[method].family ?? method;
   return { family, decode: p.paramsDecoder(schema), run } as MethodSpec;
 }
 
-export const METHODS: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSpec>([
-  ['process/start', method('exec', p.ProcessStartParams, (c, params) => c.processes.start(params))],
-  [
-    'process/read',
-    method('exec', p.ProcessReadParams, (c, params) =>
-      c.processes.read(params, () => c.stillAttached()),
-    ),
-  ],
-  ['process/write', method('exec', p.ProcessWriteParams, (c, params) => c.processes.write(params))],
-  [
-    'process/signal',
-    method('exec', p.ProcessSignalParams, (c, params) => c.processes.signal(params)),
-  ],
-  [
-    'process/terminate',
-    method('exec', p.ProcessTerminateParams, (c, params) => c.processes.terminate(params)),
-  ],
-  [
-    'fs/readFile',
-    method('filesystem', p.FsReadFileParams, (_c, params) => filesystem.readFile(params)),
-  ],
-  [
-    'fs/writeFile',
-    method('filesystem', p.FsWriteFileParams, (_c, params) => filesystem.writeFile(params)),
-  ],
-  [
-    'fs/createDirectory',
-    method('filesystem', p.FsCreateDirectoryParams, (_c, params) =>
-      filesystem.createDirectory(params),
-    ),
-  ],
-  [
-    'fs/getMetadata',
-    method('filesystem', p.FsGetMetadataParams, (_c, params) => filesystem.getMetadata(params)),
-  ],
-  [
-    'fs/canonicalize',
-    method('filesystem', p.FsCanonicalizeParams, (_c, params) => filesystem.canonicalize(params)),
-  ],
-  [
-    'fs/readDirectory',
-    method('filesystem', p.FsReadDirectoryParams, (_c, params) => filesystem.readDirectory(params)),
-  ],
-  ['fs/remove', method('filesystem', p.FsRemoveParams, (_c, params) => filesystem.remove(params))],
-  ['fs/copy', method('filesystem', p.FsCopyParams, (_c, params) => filesystem.copy(params))],
-  ['fs/walk', method('filesystem', p.FsWalkParams, (_c, params) => filesystem.walk(params))],
-  ['fs/open', method('filesystem', p.FsOpenParams, (c, params) => c.fileHandles.open(params))],
-  [
-    'fs/readBlock',
-    method('filesystem', p.FsReadBlockParams, (c, params) => c.fileHandles.readBlock(params)),
-  ],
-  [
-    'fs/writeBlock',
-    method('filesystem', p.FsWriteBlockParams, (c, params) => c.fileHandles.writeBlock(params)),
-  ],
-  ['fs/close', method('filesystem', p.FsCloseParams, (c, params) => c.fileHandles.close(params))],
-  ['http/request', method('http', p.HttpRequestParams, (c, params) => c.http.request(params))],
-  ['environment/info', method('environment info', p.NoParams, () => environmentInfo())],
-  ['environment/status', method('environment status', p.NoParams, () => ({ status: 'ready' }))],
-]);
+export const HANDLERS: { readonly [M in ServedMethod]: MethodSpec | NotServed } = {
+  'process/start': served('process/start', p.ProcessStartParams, (c, params) =>
+    c.processes.start(params),
+  ),
+  'process/read': served('process/read', p.ProcessReadParams, (c, params) =>
+    c.processes.read(params, () => c.stillAttached()),
+  ),
+  'process/write': served('process/write', p.ProcessWriteParams, (c, params) =>
+    c.processes.write(params),
+  ),
+  'process/signal': served('process/signal', p.ProcessSignalParams, (c, params) =>
+    c.processes.signal(params),
+  ),
+  'process/terminate': served('process/terminate', p.ProcessTerminateParams, (c, params) =>
+    c.processes.terminate(params),
+  ),
+  'fs/readFile': served('fs/readFile', p.FsReadFileParams, (_c, params) =>
+    filesystem.readFile(params),
+  ),
+  'fs/writeFile': served('fs/writeFile', p.FsWriteFileParams, (_c, params) =>
+    filesystem.writeFile(params),
+  ),
+  'fs/createDirectory': served('fs/createDirectory', p.FsCreateDirectoryParams, (_c, params) =>
+    filesystem.createDirectory(params),
+  ),
+  'fs/getMetadata': served('fs/getMetadata', p.FsGetMetadataParams, (_c, params) =>
+    filesystem.getMetadata(params),
+  ),
+  'fs/canonicalize': served('fs/canonicalize', p.FsCanonicalizeParams, (_c, params) =>
+    filesystem.canonicalize(params),
+  ),
+  'fs/readDirectory': served('fs/readDirectory', p.FsReadDirectoryParams, (_c, params) =>
+    filesystem.readDirectory(params),
+  ),
+  'fs/remove': served('fs/remove', p.FsRemoveParams, (_c, params) => filesystem.remove(params)),
+  'fs/copy': served('fs/copy', p.FsCopyParams, (_c, params) => filesystem.copy(params)),
+  'fs/walk': served('fs/walk', p.FsWalkParams, (_c, params) => filesystem.walk(params)),
+  'fs/open': served('fs/open', p.FsOpenParams, (c, params) => c.fileHandles.open(params)),
+  'fs/readBlock': served('fs/readBlock', p.FsReadBlockParams, (c, params) =>
+    c.fileHandles.readBlock(params),
+  ),
+  'fs/writeBlock': served('fs/writeBlock', p.FsWriteBlockParams, (c, params) =>
+    c.fileHandles.writeBlock(params),
+  ),
+  'fs/close': served('fs/close', p.FsCloseParams, (c, params) => c.fileHandles.close(params)),
+  'fs/watchMissing': NOT_SERVED,
+  'http/request': served('http/request', p.HttpRequestParams, (c, params) =>
+    c.http.request(params),
+  ),
+  'environment/info': served('environment/info', p.NoParams, () => environmentInfo()),
+  'environment/status': served('environment/status', p.NoParams, () => ({ status: 'ready' })),
+  'environmentConfig/read': NOT_SERVED,
+  'capabilityRoots/discoverV1': NOT_SERVED,
+  'capabilities/discoverV2': NOT_SERVED,
+};
+
+/** The handler of `method`, or undefined when it is unknown or `NOT_SERVED` (-32601). */
+export function handlerOf(method: string): MethodSpec | undefined {
+  if (!Object.prototype.hasOwnProperty.call(HANDLERS, method)) return undefined;
+  const entry = HANDLERS[method as ServedMethod];
+  return 'run' in entry ? entry : undefined;
+}

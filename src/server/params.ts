@@ -198,7 +198,13 @@ function serdeMessage(issue: z.core.$ZodIssue, params: unknown): string {
       return `invalid type: ${describeValue(value)}, expected ${EXPECTED[issue.expected] ?? issue.expected}`;
     case 'invalid_value': {
       const options = issue.values.map((option) => `\`${String(option)}\``);
-      const expected = options.length === 1 ? options[0] : `one of ${options.join(', ')}`;
+      // serde's wording: one variant, `a` or `b`, else `one of a, b, c`.
+      const expected =
+        options.length === 1
+          ? options[0]
+          : options.length === 2
+            ? `${options[0]} or ${options[1]}`
+            : `one of ${options.join(', ')}`;
       return `unknown variant \`${String(value)}\`, expected ${expected}`;
     }
     case 'too_small':

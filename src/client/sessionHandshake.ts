@@ -1,0 +1,96 @@
+/**
+ * The handshake on one transport (spec/protocol.md §4.1): `initialize{clientName,
+ * resumeSessionId}`, then the `initialized` notification, under the initialize budget
+ * ("timed out waiting for exec-server initialize handshake after 10s"). Only the first answer
+ * is timed. Guarded by spec/client/execServerClient.spec.ts ("connect").
+ */
+import { Observable, type SchedulerLike } from 'rxjs';
+import { JsonError, TimeoutError } from '../protocol/errors.js';
+import { METHODS } from '../protocol/methods.js';
+import type { RpcConnection } from '../rpc/rpcConnection.js';
+import { deadlineScheduler } from '../transport/deadlineScheduler.js';
+import { formatDuration } from '../transport/formatDuration.js';
+import { decodeResult } from './wireDecode.js';
+
+/**
+ * What the handshake needs at once: the session id. The `environmentInfo` the executor sends
+ * along stays raw until first asked for (SessionCore `decodedEnvironmentInfo`): many sessions
+ * never look at it.
+ */
+export interface HandshakeResult {
+  readonly sessionId: string;
+  readonly environmentInfo: unknown;
+}
+
+export interface HandshakeOptions {
+  readonly clientName: string;
+  readonly initializeTimeoutMs: number;
+  readonly scheduler: SchedulerLike | undefined;
+}
+
+/** Runs the handshake on `rpc`; emits once. Unsubscribing abandons it. */
+export function handshake(
+  rpc: RpcConnection,
+  resumeSessionId: string | null,
+  options: HandshakeOptions,
+): Observable<HandshakeResult> {
+  const budget = options.initializeTimeoutMs;
+  const scheduler = options.scheduler ?? deadlineScheduler;
+  const request = rpc.request('initialize', {
+    clientName: options.clientName,
+    resumeSessionId,
+  });
+  // One observable with a scheduled deadline rather than an operator chain: connect is on
+  // every session's path.
+  return new Observable<HandshakeResult>((subscriber) => {
+    const deadline = scheduler.schedule(() => {
+      inner.unsubscribe();
+      subscriber.error(
+        new TimeoutError(
+          `timed out waiting for exec-server initialize handshake after ${formatDuration(budget)}`,
+        ),
+      );
+    }, budget);
+    const inner = request.subscribe({
+      next: (raw) => {
+        deadline.unsubscribe();
+        let result: HandshakeResult;
+        try {
+          result = decodeHandshakeResult(raw);
+          rpc.notify('initialized', {});
+        } catch (error) {
+          subscriber.error(error);
+          return;
+        }
+        subscriber.next(result);
+      },
+      error: (error: unknown) => {
+        deadline.unsubscribe();
+        subscriber.error(error);
+      },
+      complete: () => {
+        deadline.unsubscribe();
+        subscriber.complete();
+      },
+    });
+    return () => {
+      deadline.unsubscribe();
+      inner.unsubscribe();
+    };
+  });
+}
+
+/**
+ * The `initialize` result with only `sessionId` checked now (see HandshakeResult); anything
+ * else that is off is reported by the full schema.
+ */
+function decodeHandshakeResult(raw: unknown): HandshakeResult {
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
+    const record = raw as Record<string, unknown>;
+    if (typeof record.sessionId === 'string') {
+      return { sessionId: record.sessionId, environmentInfo: record.environmentInfo };
+    }
+  }
+  decodeResult('initialize', METHODS.initialize.result, raw); // throws with the schema's message
+  throw new JsonError('`initialize` result did not match the protocol: no sessionId');
+}
