@@ -231,3 +231,29 @@ describe('fuzz: ordered ciphertext receiver', () => {
     );
   });
 });
+
+describe('fuzz: reassembly memory', () => {
+  it('holds memory in proportion to the bytes received, not to the length a prefix claims', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 2 ** 20, max: 2 ** 26 }), { minLength: 4, maxLength: 4 }),
+        fc.nat(1000),
+        (claims, sent) => {
+          const before = process.memoryUsage().arrayBuffers;
+          const held = claims.map((claim) => {
+            const reassembler = new MessageReassembler();
+            const record = new Uint8Array(LENGTH_PREFIX_BYTES + sent);
+            new DataView(record.buffer).setUint32(0, claim);
+            expect(reassembler.push(record)).toEqual([]);
+            return reassembler;
+          });
+          const grown = process.memoryUsage().arrayBuffers - before;
+          // Four peers that each sent about 1 KB claiming up to 64 MiB: far below one claim.
+          expect(grown).toBeLessThan(4 * 1024 * 1024);
+          expect(held.every((r) => r.bufferedBytes === LENGTH_PREFIX_BYTES + sent)).toBe(true);
+        },
+      ),
+      fuzzParameters(20),
+    );
+  });
+});
