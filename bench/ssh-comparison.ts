@@ -20,11 +20,9 @@
  * Run: `sudo npx tsx bench/ssh-comparison.ts` (BENCH_MIB=64, BENCH_SAMPLES=30 latency samples,
  * BENCH_RUNS=5 throughput runs per contender).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { firstValueFrom, switchMap } from 'rxjs';
 import { Client as SshClient, type ClientChannel } from 'ssh2';
 import { ExecServerClient } from '../src/client/index.js';
@@ -32,6 +30,7 @@ import { NoiseChannelIdentity } from '../src/noise/index.js';
 import { EnvironmentRegistryClient } from '../src/registry/index.js';
 import { connectNoiseHarness } from '../src/transport/noiseHarnessTransport.js';
 import { connectWebSocket } from '../src/transport/webSocketTransport.js';
+import { cliMissing, EXECRX_BIN, startCli, stopClis } from './support/cli.js';
 import { startSshd, sshdMissing, type RunningSshd } from './support/sshd.js';
 import { summarize } from './support/stats.js';
 
@@ -39,30 +38,9 @@ const MIB = Number(process.env.BENCH_MIB ?? 64);
 const BYTES = MIB * 1024 * 1024;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 30);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const BIN = fileURLToPath(new URL('../bin/execrx.js', import.meta.url));
-const CLI_BUNDLE = fileURLToPath(new URL('../dist/cli/main.bundle.js', import.meta.url));
+const BIN = EXECRX_BIN;
 const ENVIRONMENT_ID = 'ssh-comparison';
 const PATH_ENV = { PATH: '/usr/bin:/bin' };
-const children: ChildProcess[] = [];
-
-/** Spawns `node bin/execrx.js <args>` and resolves with its first stdout line. */
-async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, ...env },
-  });
-  children.push(child);
-  return new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (text: string) => {
-      output += text;
-      const newline = output.indexOf('\n');
-      if (newline !== -1) resolve(output.slice(0, newline).trim());
-    });
-    child.once('exit', (code) => reject(new Error(`execrx ${args[0]} exited early (${code})`)));
-  });
-}
 
 interface CommandRun {
   readonly ms: number;
@@ -270,15 +248,16 @@ async function main(): Promise<void> {
     console.error(`bench/ssh-comparison.ts ${missing}`);
     process.exit(2);
   }
-  if (!existsSync(CLI_BUNDLE)) {
-    console.error('bench/ssh-comparison.ts runs the built CLI: run `npm run build` first');
+  const noCli = cliMissing();
+  if (noCli) {
+    console.error(`bench/ssh-comparison.ts ${noCli}`);
     process.exit(2);
   }
   const sshd = await startSshd();
   try {
     const token = randomBytes(16).toString('hex');
-    const plainUrl = await startCli(['serve', '--listen', 'ws://127.0.0.1:0']);
-    const registryUrl = await startCli([
+    const { line: plainUrl } = await startCli(['serve', '--listen', 'ws://127.0.0.1:0']);
+    const { line: registryUrl } = await startCli([
       'rendezvous',
       '--listen',
       'http://127.0.0.1:0',
@@ -424,7 +403,7 @@ async function main(): Promise<void> {
     ratio('CLI true: execrx run --url / ssh fresh (ms)', cliUrlTrue! / sshFresh!, '≤ 0.8x');
     ratio('library warm exec p50: execrx plain / ssh2 warm (ms)', plainWarm! / ssh2Warm!, '≤ 0.5x');
   } finally {
-    for (const child of children) child.kill();
+    stopClis();
     await sshd.stop();
   }
 }
