@@ -15,9 +15,10 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../spec/support/freePort.js';
 
 export const SSH_USER = 'execrx-bench';
 const SSHD = '/usr/sbin/sshd';
@@ -42,14 +43,6 @@ export function sshdMissing(): string | undefined {
     return `needs root (sshd switches to the user \`${SSH_USER}\`, created if absent): run it with sudo`;
   }
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function ensureUser(): void {

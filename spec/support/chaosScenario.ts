@@ -16,10 +16,9 @@
  * executor stops reading a process whose retained output is full (issue 14 item 6), larger
  * outages would lose output there, which this scenario would report as a digest mismatch.
  */
-import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { BehaviorSubject, filter, firstValueFrom, timeout } from 'rxjs';
 import type { ExecServerClient } from '../../src/client/index.js';
@@ -35,14 +34,14 @@ import { startRendezvous } from '../../src/rendezvous/index.js';
 import { startExecServer } from '../../src/server/index.js';
 import { startRemoteExecServer } from '../../src/server/relay/index.js';
 import { decodeNoiseRelayFrame } from '../../src/transport/noiseRelayFrameCodec.js';
+import { block, BLOCK_BYTES, BLOCK_GENERATOR } from './blockGenerator.js';
 import {
   startChaosRelay,
   type ChaosFrame,
   type ChaosOptions,
   type ChaosStats,
 } from './chaosRelay.js';
-
-export const BLOCK_BYTES = 256 * 1024;
+import { freePort } from './freePort.js';
 
 export type ChaosPath = 'plain' | 'noise';
 
@@ -100,34 +99,6 @@ function eligibleFor(path: ChaosPath): (frame: ChaosFrame) => boolean {
       return false;
     }
   };
-}
-
-/** Block `index` of the output: AES-256-CTR keystream keyed by sha256(index). */
-function block(index: number): Buffer {
-  const key = createHash('sha256').update(String(index)).digest();
-  return createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(BLOCK_BYTES));
-}
-
-const BLOCK_GENERATOR = `
-const crypto = require('node:crypto');
-const size = Number(process.env.BLOCK_BYTES);
-let pending = '';
-process.stdin.on('data', (data) => {
-  pending += data;
-  for (let end = pending.indexOf('\\n'); end >= 0; end = pending.indexOf('\\n')) {
-    const key = crypto.createHash('sha256').update(pending.slice(0, end)).digest();
-    pending = pending.slice(end + 1);
-    process.stdout.write(crypto.createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(size)));
-  }
-});
-`;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Runs `call` until it succeeds; a typed failure (session recovering) is retried. */
