@@ -74,3 +74,8 @@ export function mutated(source: Uint8Array): fc.Arbitrary<Uint8Array> {
     return out;
   });
 }
+
+/** A per-test deadline that grows with the run count (`jest.setTimeout` at the top of a spec). */
+export function fuzzTimeoutMs(msPerRun = 20): number {
+  return Math.max(30_000, fuzzRuns() * msPerRun);
+}

@@ -3,14 +3,16 @@
  * a message or the detail of a malformed-input error; the client takes any text as a message
  * or ends the connection with a typed error, failing pending calls with it.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { ExecServerError } from '../../src/protocol/errors.js';
 import { RpcConnection } from '../../src/rpc/rpcConnection.js';
 import { parseInbound } from '../../src/server/inboundMessage.js';
 import { undecodableJsonError } from '../../src/server/jsonSyntax.js';
 import { createTransportPair } from '../support/transportPair.js';
-import { bytes, fuzzParameters, mutated } from './fuzzRuns.js';
+import { bytes, fuzzParameters, fuzzTimeoutMs, mutated } from './fuzzRuns.js';
+
+jest.setTimeout(fuzzTimeoutMs());
 
 const requestId = fc.oneof(
   fc.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 }),

@@ -4,7 +4,7 @@
  * (never another throw, never a channel), and a failed record leaves the cipher usable for
  * the genuine one.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import {
   NoiseChannelError,
@@ -15,7 +15,9 @@ import {
   prologue,
   responderHandshake,
 } from '../../src/noise/index.js';
-import { bytes, fuzzParameters, mutated } from './fuzzRuns.js';
+import { bytes, fuzzParameters, fuzzTimeoutMs, mutated } from './fuzzRuns.js';
+
+jest.setTimeout(fuzzTimeoutMs());
 
 const harness = NoiseChannelIdentity.generate();
 const executor = NoiseChannelIdentity.generate();

@@ -4,7 +4,7 @@
  * rendezvous answers any request body with a 2xx or a 4xx carrying `{"error":{code,message}}`,
  * never a 500, and keeps serving.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +13,9 @@ import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { ExecServerError } from '../../src/protocol/errors.js';
 import { EnvironmentRegistryClient } from '../../src/registry/index.js';
 import { startRendezvous, type Rendezvous } from '../../src/rendezvous/index.js';
-import { fuzzParameters } from './fuzzRuns.js';
+import { fuzzParameters, fuzzTimeoutMs } from './fuzzRuns.js';
+
+jest.setTimeout(fuzzTimeoutMs());
 
 const key = NoiseChannelIdentity.generate().publicKey().toJSON();
 const otherKey = NoiseChannelIdentity.generate().publicKey().toJSON();

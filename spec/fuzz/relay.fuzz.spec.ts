@@ -3,7 +3,7 @@
  * fast path, which must agree on every input), record reassembly and reordering. Each input
  * gives a valid value or a `RelayProtocolError`, never another throw.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import {
   DEFAULT_REORDER_LIMITS,
@@ -21,7 +21,9 @@ import {
   decodeNoiseRelayFrame,
   encodeNoiseRelayFrame,
 } from '../../src/transport/noiseRelayFrameCodec.js';
-import { bytes, cutAt, fuzzParameters, mutated } from './fuzzRuns.js';
+import { bytes, cutAt, fuzzParameters, fuzzTimeoutMs, mutated } from './fuzzRuns.js';
+
+jest.setTimeout(fuzzTimeoutMs());
 
 /** The outcome of a decoder: the frame (payloads as plain arrays) or the error's class and text. */
 function outcome(decode: () => RelayFrame): unknown {

@@ -3,7 +3,7 @@
  * messages that were sent or one violation, never a throw, and never a message over the limits;
  * the opening handshake answers any header set with a refusal or a go-ahead.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import {
   WebSocketFrameReader,
@@ -16,7 +16,9 @@ import {
   type UpgradeRequest,
 } from '../../src/server/webSocketUpgrade.js';
 import { clientFrame, Opcode } from '../support/clientFrames.js';
-import { bytes, cutAt, fuzzParameters, mutated } from './fuzzRuns.js';
+import { bytes, cutAt, fuzzParameters, fuzzTimeoutMs, mutated } from './fuzzRuns.js';
+
+jest.setTimeout(fuzzTimeoutMs());
 
 const LIMITS = { maxFrameBytes: 1024, maxMessageBytes: 4096 };
 
