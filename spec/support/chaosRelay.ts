@@ -40,6 +40,11 @@ export interface ChaosOptions {
   readonly cutAfterBytes?: readonly [number, number];
   /** After a drop, cut the connection this many ms later (0: at once). Default: never. */
   readonly cutAfterDropMs?: number;
+  /**
+   * After a cut, refuse new connections for up to this many ms (seeded): an outage, during
+   * which a fast process's output piles up on the executor. Default 0.
+   */
+  readonly outageMs?: number;
   /** Which frames may suffer a fault (cuts apply to any). Default: data frames (text, binary). */
   readonly eligible?: (frame: ChaosFrame) => boolean;
 }
@@ -86,6 +91,9 @@ export async function startChaosRelay(
 ): Promise<ChaosRelay> {
   let upstream = upstreamUrl === undefined ? undefined : new URL(upstreamUrl);
   let calm = false;
+  /** New connections are refused until then (an outage after a cut). */
+  let downUntil = 0;
+  const outageRandom = seededRandom(options.seed ^ 0x5bd1e995);
   const stats: ChaosStats = {
     connections: 0,
     frames: 0,
@@ -102,8 +110,8 @@ export async function startChaosRelay(
   const server = createServer((downstream) => {
     const index = stats.connections++;
     const random = seededRandom(options.seed + index * 7919);
-    if (!upstream) {
-      downstream.destroy();
+    if (!upstream || (Date.now() < downUntil && !calm)) {
+      downstream.resetAndDestroy();
       return;
     }
     const up = connect(Number(upstream.port), upstream.hostname);
@@ -123,7 +131,10 @@ export async function startChaosRelay(
     function cut(counted = true): void {
       if (ended) return;
       ended = true;
-      if (counted) stats.cuts += 1;
+      if (counted) {
+        stats.cuts += 1;
+        if (options.outageMs) downUntil = Date.now() + outageRandom() * options.outageMs;
+      }
       for (const timer of timers) clearTimeout(timer);
       downstream.resetAndDestroy();
       up.resetAndDestroy();

@@ -52,6 +52,11 @@ export interface ChaosScenarioOptions {
   readonly seed: number;
   /** Fault rates; the path's defaults otherwise (see `defaultFaults`). */
   readonly faults?: Omit<ChaosOptions, 'seed' | 'eligible'>;
+  /**
+   * How many blocks of output may be unread when the next stdin line goes out (default 2, so
+   * less than 1 MiB piles up in an outage). More, with `faults.outageMs`, tests issue 14 item 6.
+   */
+  readonly aheadBlocks?: number;
   /** Deadline for the whole run. */
   readonly timeoutMs?: number;
 }
@@ -99,6 +104,18 @@ function eligibleFor(path: ChaosPath): (frame: ChaosFrame) => boolean {
       return false;
     }
   };
+}
+
+const describe = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
+/** `work`, its failure naming the step it failed in. */
+async function labelled<T>(step: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw new Error(`${step}: ${describe(error)}`, { cause: error });
+  }
 }
 
 /** Runs `call` until it succeeds; a typed failure (session recovering) is retried. */
@@ -163,8 +180,9 @@ export async function runChaosScenario(
                 console.error(
                   'executor',
                   Date.now() % 100_000,
-                  event.kind,
-                  'reason' in event ? event.reason : '',
+                  JSON.stringify(event, (_key, value: unknown) =>
+                    value instanceof Error ? value.message : value,
+                  ),
                 ),
             }
           : {}),
@@ -193,13 +211,20 @@ export async function runChaosScenario(
       deadline,
     );
     const sessionId = session.sessionId;
-    const generator = await firstValueFrom(
-      session.startProcess({
-        argv: [process.execPath, '-e', BLOCK_GENERATOR],
-        cwd: directory,
-        pipeStdin: true,
-        env: { BLOCK_BYTES: String(BLOCK_BYTES), PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      }),
+    // `process/start` is not replayed: a start lost in a cut is retried under a new process
+    // id (a start that did happen leaves an idle generator behind, waiting on its stdin).
+    const generator = await retried(
+      () =>
+        firstValueFrom(
+          session.startProcess({
+            argv: [process.execPath, '-e', BLOCK_GENERATOR],
+            cwd: directory,
+            pipeStdin: true,
+            env: { BLOCK_BYTES: String(BLOCK_BYTES), PATH: process.env.PATH ?? '/usr/bin:/bin' },
+          }),
+        ),
+      onRetry,
+      deadline,
     );
 
     const expected = createHash('sha256');
@@ -213,8 +238,8 @@ export async function runChaosScenario(
         receivedBytes.next(receivedBytes.value + chunk.length);
       },
       error: (error: unknown) => {
-        streamError = error;
-        receivedBytes.error(error);
+        streamError = new Error(`output stream: ${describe(error)}`, { cause: error });
+        receivedBytes.error(streamError);
       },
     });
 
@@ -227,8 +252,8 @@ export async function runChaosScenario(
         ),
       );
     for (let index = 0; index < blocks; index += 1) {
-      await waitFor((index - 2) * BLOCK_BYTES);
-      await firstValueFrom(generator.write(`${index}\n`));
+      await waitFor((index - (options.aheadBlocks ?? 2)) * BLOCK_BYTES);
+      await labelled(`stdin write ${index}`, firstValueFrom(generator.write(`${index}\n`)));
       // An interleaved request pair: what is read must be what was written.
       const path = join(directory, `file-${index % 4}`);
       const content = randomBytes(1 + (index % 7) * 1000);
