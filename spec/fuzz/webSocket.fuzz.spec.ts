@@ -171,6 +171,40 @@ describe('fuzz: WebSocket frame reader', () => {
   });
 });
 
+describe('fuzz: WebSocket frame reader memory', () => {
+  it('holds memory in proportion to the bytes received, not to the lengths headers announce', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 2 ** 21, max: 16 * 2 ** 20 }), { minLength: 4, maxLength: 4 }),
+        fc.nat(1000),
+        (announced, sent) => {
+          const before = process.memoryUsage().arrayBuffers;
+          const readers = announced.map((length) => {
+            // Default limits: a 16 MiB frame is acceptable, so the reader waits for its bytes.
+            const reader = new WebSocketFrameReader({
+              text: () => undefined,
+              binary: () => undefined,
+              ping: () => undefined,
+              peerClosed: () => undefined,
+              violation: () => undefined,
+            });
+            const frame = clientFrame(Opcode.binary, Buffer.alloc(sent), {
+              announcedLength: length,
+              lengthForm: 64,
+            });
+            reader.push(frame);
+            return reader;
+          });
+          const grown = process.memoryUsage().arrayBuffers - before;
+          expect(grown).toBeLessThan(4 * 1024 * 1024);
+          expect(readers).toHaveLength(4);
+        },
+      ),
+      fuzzParameters(20),
+    );
+  });
+});
+
 const headerValue = fc.oneof(
   fc.constantFrom(
     'Upgrade',

@@ -13,6 +13,9 @@
  *   and a gap (a dropped frame) is only detected by that window overflowing. A drop is
  *   therefore followed by a cut after `cutAfterDropMs` (a lossy link that finally resets).
  *
+ * Reproducible as far as a network can be: a seed gives each connection (by the order it was
+ * accepted) the same decisions; which frames a connection carries still depends on timing.
+ *
  * Order within a direction is kept except for an explicit reorder (a frame held until the next
  * eligible frame has passed). Nothing is injected that the peer did not send.
  */
