@@ -6,39 +6,18 @@
  * duplicated or reordered line or output chunk changes the digest. Also: a silent network trips the Noise harness Pong watchdog.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createCipheriv, createHash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
 import { LazyRemoteExecServerClient, noiseRendezvous } from '../../src/environment/index.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { closeAllExecutors, RecordingHarness, startTestExecutor } from './support/testExecutors.js';
 import { TestRegistry } from './support/testRegistry.js';
+import { block, BLOCK_BYTES, BLOCK_GENERATOR } from '../support/blockGenerator.js';
 
-const BLOCK_BYTES = 256 * 1024;
 const BLOCKS = 128;
 const TOTAL_BYTES = BLOCK_BYTES * BLOCKS; // 32 MiB
 const DROPS = 20;
-
-/** Block `index` of the output: AES-256-CTR keystream keyed by sha256(index). */
-function block(index: number): Buffer {
-  const key = createHash('sha256').update(String(index)).digest();
-  return createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(BLOCK_BYTES));
-}
-
-/** The child: for each stdin line `k`, writes block k to stdout (same derivation as `block`). */
-const BLOCK_GENERATOR = `
-const crypto = require('node:crypto');
-const size = Number(process.env.BLOCK_BYTES);
-let pending = '';
-process.stdin.on('data', (data) => {
-  pending += data;
-  for (let end = pending.indexOf('\\n'); end >= 0; end = pending.indexOf('\\n')) {
-    const key = crypto.createHash('sha256').update(pending.slice(0, end)).digest();
-    pending = pending.slice(end + 1);
-    process.stdout.write(crypto.createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(size)));
-  }
-});
-`;
 
 const clients: LazyRemoteExecServerClient[] = [];
 const servers: Server[] = [];

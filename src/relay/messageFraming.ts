@@ -72,7 +72,9 @@ export function messageToRecords(message: string | Uint8Array): Uint8Array[] {
 export class MessageReassembler {
   private readonly prefix = new Uint8Array(LENGTH_PREFIX_BYTES);
   private prefixFilled = 0;
+  /** The body so far; grown as bytes arrive (never past `bodyLength`), not sized by the prefix. */
   private body: Uint8Array | undefined;
+  private bodyLength = 0;
   private bodyFilled = 0;
   private failure: RelayProtocolError | undefined;
 
@@ -114,12 +116,12 @@ export class MessageReassembler {
           this.startBody(this.checkedLength(readLength(this.prefix, 0)));
         }
       }
-      const body = this.body!;
-      const take = Math.min(body.length - this.bodyFilled, record.length - offset);
+      const take = Math.min(this.bodyLength - this.bodyFilled, record.length - offset);
+      const body = this.reserve(this.bodyFilled + take);
       body.set(record.subarray(offset, offset + take), this.bodyFilled);
       this.bodyFilled += take;
       offset += take;
-      if (this.bodyFilled === body.length) {
+      if (this.bodyFilled === this.bodyLength) {
         messages.push(body);
         this.body = undefined;
         this.bodyFilled = 0;
@@ -130,9 +132,23 @@ export class MessageReassembler {
   }
 
   private startBody(length: number): void {
-    this.body = new Uint8Array(length);
+    this.body = new Uint8Array(Math.min(length, NOISE_RECORD_PLAINTEXT_LEN));
+    this.bodyLength = length;
     this.bodyFilled = 0;
     this.prefixFilled = LENGTH_PREFIX_BYTES;
+  }
+
+  /**
+   * The body buffer, grown (doubling, capped at the declared length) to hold `bytes`: a peer
+   * that claims 64 MiB and sends little holds little (spec/fuzz/relay.fuzz.spec.ts, memory).
+   */
+  private reserve(bytes: number): Uint8Array {
+    const body = this.body!;
+    if (bytes <= body.length) return body;
+    const grown = new Uint8Array(Math.min(this.bodyLength, Math.max(bytes, body.length * 2)));
+    grown.set(body.subarray(0, this.bodyFilled));
+    this.body = grown;
+    return grown;
   }
 
   /** A message's declared length, checked before waiting for (or allocating) its body. */
