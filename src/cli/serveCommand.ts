@@ -47,6 +47,19 @@ const OPTIONS: readonly OptionSpec[] = [
     description: 'Serve at once, without first warming the request path (~0.7 s)',
   },
   {
+    name: 'linux-sandbox-pid-namespace',
+    kind: 'value',
+    valueName: 'MODE',
+    description:
+      'Sandboxed processes: isolate (default; own PID namespace) or inherit (can signal other same-UID processes)',
+  },
+  {
+    name: 'bwrap',
+    kind: 'value',
+    valueName: 'PATH',
+    description: 'The bubblewrap binary for sandboxed requests (default: bwrap on PATH)',
+  },
+  {
     name: 'api-key-env',
     kind: 'value',
     valueName: 'NAME',
@@ -73,6 +86,12 @@ With --noise it accepts Noise-encrypted relay sockets instead (any harness key i
 admitted). Line 1 is the URL, line 2 a JSON object with the environmentId,
 executorRegistrationId and executorPublicKey a client puts in its connect bundle.
 
+Requests that carry a sandbox (codex's managed permission profile, as \`codex exec
+-s workspace-write\` or \`-s read-only\` sends it) run under bubblewrap: the disk read-only
+except the writable roots, .git/.agents/.codex kept read-only inside them, no network when
+the profile restricts it, and (by default) a PID namespace of their own. Without a working
+bwrap such requests are refused, never run unconfined.
+
 With --remote it registers its Noise key with the registry, attaches to the relay the
 registry names and serves the environment there, reconnecting with backoff (like
 \`codex exec-server --remote\`). It prints one line once it serves; trouble goes to
@@ -96,6 +115,7 @@ export const serveCommand: Command = {
       streams.stdout.write(`${HELP}\n`);
       return 0;
     }
+    await applySandboxOptions(parsed);
     // Warming up takes a moment: only once the options are known to be good.
     const warmUpFirst = async (): Promise<void> => {
       if (!parsed.flags.has('no-warm-up')) await warmUp(streams);
@@ -129,6 +149,23 @@ export const serveCommand: Command = {
     return checkListenThenServe(listen, warmUpUnlessStdio, () => servePlain(listen, streams));
   },
 };
+
+/** `--linux-sandbox-pid-namespace` and `--bwrap`: executor-wide sandbox settings. */
+async function applySandboxOptions(parsed: ParsedOptions): Promise<void> {
+  const mode = parsed.values.get('linux-sandbox-pid-namespace') ?? 'isolate';
+  if (mode !== 'isolate' && mode !== 'inherit') {
+    throw new UsageError(
+      `invalid value '${mode}' for '--linux-sandbox-pid-namespace <MODE>': expected 'isolate' or 'inherit'`,
+      'serve',
+    );
+  }
+  const bwrapPath = parsed.values.get('bwrap');
+  if (bwrapPath !== undefined && !bwrapPath.startsWith('/')) {
+    throw new UsageError(`--bwrap expects an absolute path, got \`${bwrapPath}\``, 'serve');
+  }
+  const { configureSandbox } = await import('../server/sandbox/launcher.js');
+  configureSandbox({ pidNamespace: mode, bwrapPath });
+}
 
 /** Warms the executor code (server/warmUp.ts); a failure is reported and serving goes on. */
 async function warmUp(streams: Parameters<Command['run']>[1]): Promise<void> {
