@@ -47,6 +47,24 @@ const OPTIONS: readonly OptionSpec[] = [
     description: 'Serve at once, without first warming the request path (~0.7 s)',
   },
   {
+    name: 'concurrent-requests',
+    kind: 'value',
+    valueName: 'COUNT',
+    description:
+      'Plain mode: handle at most COUNT requests of a connection at a time (codex exec-server default 1; ours: no limit)',
+  },
+  {
+    name: 'exit-on-stdin-close',
+    kind: 'flag',
+    description: 'With --remote: exit when standard input (a pipe owned by the parent) closes',
+  },
+  {
+    name: 'name',
+    kind: 'value',
+    valueName: 'NAME',
+    description: 'Human-readable environment name (accepted as by codex exec-server; unused)',
+  },
+  {
     name: 'linux-sandbox-pid-namespace',
     kind: 'value',
     valueName: 'MODE',
@@ -69,6 +87,7 @@ const OPTIONS: readonly OptionSpec[] = [
 
 const HELP = `Usage: execrx serve [--listen ws://IP:PORT|stdio] [--noise] [--no-warm-up]
        execrx serve --remote URL --environment-id ID [--api-key-env NAME] [--no-warm-up]
+                    [--exit-on-stdin-close]
 
 Serves the exec-server protocol with the TypeScript executor. Every process it started
 is killed when it stops (SIGINT/SIGTERM).
@@ -127,11 +146,17 @@ export const serveCommand: Command = {
       await warmUpFirst();
       return serveRemote(options, streams);
     }
+    if (parsed.flags.has('exit-on-stdin-close')) {
+      throw new UsageError('--exit-on-stdin-close needs --remote and --environment-id', 'serve');
+    }
     if (parsed.values.has('api-key-env')) {
       throw new UsageError('--api-key-env needs --remote', 'serve');
     }
     const listen = parsed.values.get('listen') ?? DEFAULT_LISTEN;
     const environmentId = parsed.values.get('environment-id');
+    if (parsed.values.has('concurrent-requests') && parsed.flags.has('noise')) {
+      throw new UsageError('--concurrent-requests applies to plain --listen mode only', 'serve');
+    }
     if (parsed.flags.has('noise')) {
       if (!listen.startsWith('ws://')) {
         throw new UsageError(`--noise listens on ws://IP:PORT only, got \`${listen}\``, 'serve');
@@ -144,9 +169,12 @@ export const serveCommand: Command = {
     if (environmentId !== undefined) {
       throw new UsageError('--environment-id needs --remote or --noise', 'serve');
     }
+    const concurrentRequests = concurrentRequestsOption(parsed);
     // stdio serves one parent process, which is waiting for it: no warm-up.
     const warmUpUnlessStdio = listen.startsWith('ws://') ? warmUpFirst : async () => undefined;
-    return checkListenThenServe(listen, warmUpUnlessStdio, () => servePlain(listen, streams));
+    return checkListenThenServe(listen, warmUpUnlessStdio, () =>
+      servePlain(listen, concurrentRequests, streams),
+    );
   },
 };
 
@@ -181,9 +209,17 @@ async function warmUp(streams: Parameters<Command['run']>[1]): Promise<void> {
 function remoteOptions(
   registryUrl: string,
   parsed: ParsedOptions,
-): { registryUrl: string; environmentId: string; apiKey: string } {
+): {
+  registryUrl: string;
+  environmentId: string;
+  apiKey: string;
+  exitOnStdinClose: boolean;
+} {
   if (parsed.values.has('listen') || parsed.flags.has('noise')) {
     throw new UsageError('--remote excludes --listen and --noise', 'serve');
+  }
+  if (parsed.values.has('concurrent-requests')) {
+    throw new UsageError('--concurrent-requests applies to plain --listen mode only', 'serve');
   }
   if (!/^https?:\/\//.test(registryUrl)) {
     throw new UsageError(`--remote expects http(s)://HOST[:PORT], got \`${registryUrl}\``, 'serve');
@@ -200,7 +236,12 @@ function remoteOptions(
       'serve',
     );
   }
-  return { registryUrl, environmentId, apiKey };
+  return {
+    registryUrl,
+    environmentId,
+    apiKey,
+    exitOnStdinClose: parsed.flags.has('exit-on-stdin-close'),
+  };
 }
 
 /**
@@ -222,9 +263,34 @@ async function checkListenThenServe(
   return serve();
 }
 
-async function servePlain(listen: string, streams: Parameters<Command['run']>[1]): Promise<number> {
+/** `--concurrent-requests COUNT`: a positive integer, worded as the binary words a bad one. */
+function concurrentRequestsOption(parsed: ParsedOptions): number | undefined {
+  const text = parsed.values.get('concurrent-requests');
+  if (text === undefined) return undefined;
+  const count = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(count) || count < 1) {
+    const why =
+      count === 0 ? 'number would be zero for non-zero type' : 'invalid digit found in string';
+    throw new UsageError(
+      `invalid value '${text}' for '--concurrent-requests <COUNT>': ${why}`,
+      'serve',
+    );
+  }
+  return count;
+}
+
+async function servePlain(
+  listen: string,
+  concurrentRequests: number | undefined,
+  streams: Parameters<Command['run']>[1],
+): Promise<number> {
   const { startExecServer } = await import('../server/execServer.js');
-  const server = await startExecServer({ listen, input: streams.stdin, output: streams.stdout });
+  const server = await startExecServer({
+    listen,
+    input: streams.stdin,
+    output: streams.stdout,
+    concurrentRequests,
+  });
   if (server.url !== 'stdio') streams.stdout.write(`${server.url}\n`);
   const stop = (): void => void server.close();
   process.on('SIGINT', stop);
