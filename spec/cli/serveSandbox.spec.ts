@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { readOnly } from '../conformance/sandboxSuite.js';
+import { readOnly } from '../support/sandboxProfiles.js';
 import { RawClient, outputText, startParams } from '../server/rawClient.js';
 import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
 

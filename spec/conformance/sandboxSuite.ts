@@ -15,54 +15,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { RawClient, outputText, startParams, type WireMessage } from '../server/rawClient.js';
 import type { ExecServerFactory, RunningExecServer } from '../support/codexExecServer.js';
+import { readOnly, special, workspaceWrite, type Entry } from '../support/sandboxProfiles.js';
 
 const WAIT_MS = 20_000;
-
-type Entry = Record<string, unknown>;
-const special = (kind: string, subpath?: string): Entry => ({
-  type: 'special',
-  value: subpath === undefined ? { kind } : { kind, subpath },
-});
-const metadata = (name: string): Entry => ({
-  path: special('project_roots', name),
-  access: 'read',
-  missing_path_behavior: 'skip',
-});
-
-/** The `sandbox` of `codex exec -s workspace-write` (spec/README "Sandboxes"). */
-export function workspaceWrite(workspace: string, extra: Entry[] = []): Entry {
-  return context(workspace, [
-    { path: special('root'), access: 'read' },
-    { path: special('project_roots'), access: 'write' },
-    { path: special('slash_tmp'), access: 'write' },
-    { path: special('tmpdir'), access: 'write' },
-    metadata('.git'),
-    metadata('.agents'),
-    metadata('.codex'),
-    metadata('.aws'),
-    ...extra,
-  ]);
-}
-
-/** The `sandbox` of `codex exec -s read-only`. */
-export function readOnly(workspace: string, extra: Entry[] = []): Entry {
-  return context(workspace, [{ path: special('root'), access: 'read' }, ...extra]);
-}
-
-function context(workspace: string, entries: Entry[]): Entry {
-  return {
-    permissions: {
-      type: 'managed',
-      file_system: { type: 'restricted', entries },
-      network: 'restricted',
-    },
-    cwd: `file://${workspace}`,
-    workspaceRoots: [`file://${workspace}`],
-    windowsSandboxLevel: 'disabled',
-    windowsSandboxProxySettingsMode: 'reconcile',
-    useLegacyLandlock: false,
-  };
-}
 
 interface Finished {
   output: string;

@@ -11,7 +11,7 @@ import { configureSandbox } from '../../../src/server/sandbox/launcher.js';
 import { RawClient, outputText, startParams } from '../rawClient.js';
 import { startTsExecServer } from '../../support/tsExecServer.js';
 import type { RunningExecServer } from '../../support/codexExecServer.js';
-import { readOnly } from '../../conformance/sandboxSuite.js';
+import { readOnly } from '../../support/sandboxProfiles.js';
 
 let server: RunningExecServer;
 let client: RawClient;
