@@ -74,7 +74,12 @@ export class ProcessManager {
       const [first, ...rest] = params.argv as [string, ...string[]];
       confined =
         plan.kind === 'confined'
-          ? await confineCommand(plan, params.tty ? (params.arg0 ?? first) : first, rest)
+          ? await confineCommand(
+              plan,
+              params.tty ? (params.arg0 ?? first) : first,
+              rest,
+              params.tty,
+            )
           : undefined;
     } catch (error) {
       if (this.entries.get(processId) === reservation) this.entries.delete(processId);

@@ -144,6 +144,9 @@ describe('bwrapArguments', () => {
     expect(args).not.toContain('--proc');
     expect(args).not.toContain('--unshare-net');
     expect(args).toContain('--unshare-user');
+    expect(
+      bwrapArguments(workspaceWrite(), 'enabled', 'inherit', undefined, false).args,
+    ).not.toContain('--new-session');
   });
 
   it('masks denied paths: a directory with an empty 000 tmpfs, a file with /dev/null', () => {

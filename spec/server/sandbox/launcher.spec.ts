@@ -4,6 +4,7 @@
  * namespace.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,28 @@ describe('sandbox launcher', () => {
     expect(reply.error).toBeUndefined();
     await client.waitClosedNotification(processId, 20_000);
     expect(outputText(client, processId)).toBe('host-visible\n');
+  });
+
+  it("inherit: terminate still ends the background children (they share bwrap's group)", async () => {
+    configureSandbox({ pidNamespace: 'inherit' });
+    const marker = `${43 + (process.pid % 1000) / 1000}`;
+    const { processId, reply } = await start([
+      '/bin/sh',
+      '-c',
+      `sleep ${marker} & sleep ${marker}`,
+    ]);
+    expect(reply.error).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await client.call('process/terminate', { processId })).toEqual({ running: true });
+    await client.waitClosedNotification(processId, 20_000);
+    expect(client.notifications('process/exited', processId)[0]?.params?.exitCode).toBe(137);
+    let left = '';
+    try {
+      left = execFileSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' });
+    } catch {
+      // pgrep exits 1 when nothing matches
+    }
+    expect(left).toBe('');
   });
 
   it('isolate (the default): the host processes are out of reach', async () => {

@@ -2,7 +2,7 @@
  * The bubblewrap command line for a confined plan, laid out as codex 0.169.0 lays out its own
  * (observed with `ps`, see spec/fixtures/FINDINGS.md "Sandboxes"):
  *
- *   --new-session --die-with-parent
+ *   --new-session --die-with-parent               (--new-session: see `newSession` below)
  *   --ro-bind / / --dev /dev                      the whole disk read-only
  *   masks of denied paths outside writable roots
  *   per writable root (sorted, so a parent comes before a child root):
@@ -145,14 +145,21 @@ function maskDenied(path: string, probe: PathProbe, args: string[]): void {
   else args.push('--ro-bind', '/dev/null', path);
 }
 
-/** The bwrap arguments that confine a process to `fileSystem` and `network`. */
+/**
+ * The bwrap arguments that confine a process to `fileSystem` and `network`. `newSession`
+ * (`--new-session`, a session of its own, so the command cannot push input into a terminal
+ * it inherited) is what the binary always uses; the launcher leaves it out only for a pipe
+ * process without a PID namespace, which has no terminal to protect and whose background
+ * children must stay in the process group that `process/terminate` kills.
+ */
 export function bwrapArguments(
   fileSystem: FileSystemPolicy,
   network: NetworkPolicy,
   pidNamespace: PidNamespaceMode,
   probe: PathProbe = hostProbe,
+  newSession = true,
 ): BwrapInvocation {
-  const args = ['--new-session', '--die-with-parent'];
+  const args = newSession ? ['--new-session', '--die-with-parent'] : ['--die-with-parent'];
   const syntheticTargets: string[] = [];
   if (hasFullDiskWrite(fileSystem)) {
     args.push('--bind', '/', '/', '--dev', '/dev');

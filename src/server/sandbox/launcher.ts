@@ -128,13 +128,18 @@ export async function confineCommand(
   plan: Extract<SandboxPlan, { kind: 'confined' }>,
   program: string,
   rest: readonly string[],
+  tty: boolean,
 ): Promise<ConfinedCommand> {
   const bwrap = await readyBwrap();
+  // Without a PID namespace nothing else ends a pipe process's background children when it
+  // is terminated: they stay in bwrap's process group (spec/server/sandbox/launcher.spec.ts).
+  const newSession = tty || settings.pidNamespace === 'isolate';
   const invocation = bwrapArguments(
     plan.fileSystem,
     plan.network,
     settings.pidNamespace,
     probeSeeingSynthetic,
+    newSession,
   );
   for (const target of invocation.syntheticTargets) {
     syntheticTargets.set(target, (syntheticTargets.get(target) ?? 0) + 1);
