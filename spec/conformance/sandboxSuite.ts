@@ -208,6 +208,26 @@ export function describeSandboxConformance(name: string, factory: ExecServerFact
       expect(left).toBe('');
     });
 
+    it('interrupt ends a sandboxed command (the sandbox, not the command, gets the signal)', async () => {
+      for (const [tty, exitCode] of [
+        [false, 130],
+        [true, 1],
+      ] as const) {
+        const { processId, reply } = await start(
+          sh('trap "echo trapped; exit 7" INT; sleep 5 & wait'),
+          workspaceWrite(work),
+          { tty },
+        );
+        expect(reply.error).toBeUndefined();
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(await client.call('process/signal', { processId, signal: 'interrupt' })).toEqual({});
+        await client.waitClosedNotification(processId, WAIT_MS);
+        const exited = client.notifications('process/exited', processId)[0]?.params;
+        expect({ tty, exitCode: exited?.exitCode }).toEqual({ tty, exitCode });
+        expect(outputText(client, processId)).not.toContain('trapped');
+      }
+    });
+
     it('a tty session runs under the sandbox', async () => {
       const result = await run(sh('echo x > ../outside/tty; echo rc=$?'), null);
       expect(result.exitCode).toBe(0); // unsandboxed write works: the target is writable
