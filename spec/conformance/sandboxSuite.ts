@@ -9,13 +9,18 @@
  * root of the workspace-write profile.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { RawClient, outputText, startParams, type WireMessage } from '../server/rawClient.js';
 import type { ExecServerFactory, RunningExecServer } from '../support/codexExecServer.js';
-import { readOnly, special, workspaceWrite, type Entry } from '../support/sandboxProfiles.js';
+import {
+  hostProcessesMatching,
+  readOnly,
+  special,
+  workspaceWrite,
+  type Entry,
+} from '../support/sandboxProfiles.js';
 
 const WAIT_MS = 20_000;
 
@@ -199,13 +204,7 @@ export function describeSandboxConformance(name: string, factory: ExecServerFact
       const exited = client.notifications('process/exited', processId)[0]?.params;
       expect(exited?.exitCode).toBe(137);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      let left = '';
-      try {
-        left = execFileSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' });
-      } catch {
-        // pgrep exits 1 when nothing matches
-      }
-      expect(left).toBe('');
+      expect(hostProcessesMatching(`sleep ${marker}`)).toBe('');
     });
 
     it('interrupt ends a sandboxed command (the sandbox, not the command, gets the signal)', async () => {

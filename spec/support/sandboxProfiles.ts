@@ -2,6 +2,8 @@
  * The `sandbox` contexts codex 0.169.0's agent sends with `process/start` and `fs/*`
  * (spec/README "Sandboxes"), for specs and benchmarks.
  */
+import { execFileSync } from 'node:child_process';
+
 export type Entry = Record<string, unknown>;
 export const special = (kind: string, subpath?: string): Entry => ({
   type: 'special',
@@ -33,7 +35,8 @@ export function readOnly(workspace: string, extra: Entry[] = []): Entry {
   return context(workspace, [{ path: special('root'), access: 'read' }, ...extra]);
 }
 
-function context(workspace: string, entries: Entry[]): Entry {
+/** A managed, restricted profile of exactly `entries`, `workspace` its cwd and project root. */
+export function context(workspace: string, entries: Entry[]): Entry {
   return {
     permissions: {
       type: 'managed',
@@ -46,4 +49,13 @@ function context(workspace: string, entries: Entry[]): Entry {
     windowsSandboxProxySettingsMode: 'reconcile',
     useLegacyLandlock: false,
   };
+}
+
+/** The command lines of host processes whose command line contains `text` ('' if none). */
+export function hostProcessesMatching(text: string): string {
+  try {
+    return execFileSync('pgrep', ['-af', text], { encoding: 'utf8' });
+  } catch {
+    return ''; // pgrep exits 1 when nothing matches
+  }
 }

@@ -7,6 +7,12 @@ import {
   sandboxPlan,
   type FileSystemPolicy,
 } from '../../../src/server/sandbox/permissionProfile.js';
+import {
+  context,
+  special,
+  workspaceWrite as workspaceWriteContext,
+  type Entry,
+} from '../../support/sandboxProfiles.js';
 
 let base: string;
 let lab: string;
@@ -23,40 +29,17 @@ beforeAll(() => {
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-const special = (kind: string, subpath?: string) => ({
-  type: 'special',
-  value: subpath === undefined ? { kind } : { kind, subpath },
-});
-
-function policy(entries: unknown[]): FileSystemPolicy {
-  const plan = sandboxPlan(
-    {
-      permissions: {
-        type: 'managed',
-        file_system: { type: 'restricted', entries },
-        network: 'restricted',
-      },
-      cwd: `file://${lab}`,
-      workspaceRoots: [`file://${lab}`],
-      windowsSandboxLevel: 'disabled',
-    },
-    lab,
-    '/nonexistent-tmpdir',
-  );
+function policy(entries: Entry[]): FileSystemPolicy {
+  const plan = sandboxPlan(context(lab, entries), lab, '/nonexistent-tmpdir');
   if (plan.kind !== 'confined') throw new Error('expected confined');
   return plan.fileSystem;
 }
 
-const workspaceWrite = (extra: unknown[] = []) =>
-  policy([
-    { path: special('root'), access: 'read' },
-    { path: special('project_roots'), access: 'write' },
-    { path: special('slash_tmp'), access: 'write' },
-    { path: special('tmpdir'), access: 'write' },
-    { path: special('project_roots', '.git'), access: 'read', missing_path_behavior: 'skip' },
-    { path: special('project_roots', '.aws'), access: 'read', missing_path_behavior: 'skip' },
-    ...extra,
-  ]);
+const workspaceWrite = (extra: Entry[] = []): FileSystemPolicy => {
+  const plan = sandboxPlan(workspaceWriteContext(lab, extra), lab, '/nonexistent-tmpdir');
+  if (plan.kind !== 'confined') throw new Error('expected confined');
+  return plan.fileSystem;
+};
 
 describe('writableRoots', () => {
   it('lists existing writable roots sorted, each with the protected names as carve-outs', () => {

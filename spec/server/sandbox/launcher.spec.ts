@@ -4,7 +4,6 @@
  * namespace.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { configureSandbox } from '../../../src/server/sandbox/launcher.js';
 import { RawClient, outputText, startParams } from '../rawClient.js';
 import { startTsExecServer } from '../../support/tsExecServer.js';
 import type { RunningExecServer } from '../../support/codexExecServer.js';
-import { readOnly } from '../../support/sandboxProfiles.js';
+import { hostProcessesMatching, readOnly } from '../../support/sandboxProfiles.js';
 
 let server: RunningExecServer;
 let client: RawClient;
@@ -89,13 +88,7 @@ describe('sandbox launcher', () => {
     expect(await client.call('process/terminate', { processId })).toEqual({ running: true });
     await client.waitClosedNotification(processId, 20_000);
     expect(client.notifications('process/exited', processId)[0]?.params?.exitCode).toBe(137);
-    let left = '';
-    try {
-      left = execFileSync('pgrep', ['-f', `sleep ${marker}`], { encoding: 'utf8' });
-    } catch {
-      // pgrep exits 1 when nothing matches
-    }
-    expect(left).toBe('');
+    expect(hostProcessesMatching(`sleep ${marker}`)).toBe('');
   });
 
   it('isolate (the default): the host processes are out of reach', async () => {
