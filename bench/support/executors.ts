@@ -89,6 +89,11 @@ export async function startTsExecutorProcess(): Promise<RunningExecServer> {
   return startNodeServer(args, 'execrx serve');
 }
 
+/** Starts `execrx serve` from another checkout's built `bin/execrx.js` (a before/after column). */
+export function startExecutorFromBin(bin: string): Promise<RunningExecServer> {
+  return startNodeServer([bin, ...SERVE_ARGS], `execrx serve (${bin})`);
+}
+
 /** Starts `bareNodeServer.mjs`, executor-cold-latency's yardstick (no checks, not an executor). */
 export function startBareNodeServer(): Promise<RunningExecServer> {
   return startNodeServer(

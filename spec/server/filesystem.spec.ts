@@ -225,7 +225,7 @@ describe('filesystem (ours)', () => {
     expect(gone.error?.code).toBe(-32004);
   });
 
-  it('refuses a sandbox that requires confinement', async () => {
+  it('enforces a sandbox: a profile with no entries grants nothing; a disabled one everything', async () => {
     const { uri } = fixture();
     const client = await connect(ours);
     const sandbox = {
@@ -237,10 +237,7 @@ describe('filesystem (ours)', () => {
       windowsSandboxLevel: 'disabled',
     };
     const reply = await client.request('fs/readFile', { path: uri('f'), sandbox });
-    expect(reply.error).toEqual({
-      code: -32600,
-      message: 'sandbox intent cannot be enforced on this executor',
-    });
+    expect(reply.error).toEqual({ code: -32600, message: 'Permission denied (os error 13)' });
     const unrestricted = { ...sandbox, permissions: { type: 'disabled' } };
     expect(
       (

@@ -29,6 +29,11 @@ export interface CodexExecServerOptions {
   env?: Readonly<Record<string, string>>;
   /** Working directory of the executor (reported as `environment/info` `cwd`). */
   cwd?: string;
+  /**
+   * Where the throwaway CODEX_HOME is made (default the OS temp dir). Codex refuses to put its
+   * helper binaries (the Linux sandbox among them) under /tmp, so sandboxed runs need another.
+   */
+  codexHomeParent?: string;
   /** How long to wait for the `ws://` line. Default 15 s. */
   startTimeoutMs?: number;
 }
@@ -102,7 +107,7 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 export async function startCodexExecServer(
   options: CodexExecServerOptions = {},
 ): Promise<RunningExecServer> {
-  const codexHome = await mkdtemp(join(tmpdir(), 'execrx-codex-home-'));
+  const codexHome = await mkdtemp(join(options.codexHomeParent ?? tmpdir(), 'execrx-codex-home-'));
   const { command, prefixArgs } = codexCommand();
   const child = spawn(
     command,

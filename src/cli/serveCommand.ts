@@ -47,6 +47,37 @@ const OPTIONS: readonly OptionSpec[] = [
     description: 'Serve at once, without first warming the request path (~0.7 s)',
   },
   {
+    name: 'concurrent-requests',
+    kind: 'value',
+    valueName: 'COUNT',
+    description:
+      'Plain mode: handle at most COUNT requests of a connection at a time (codex exec-server default 1; ours: no limit)',
+  },
+  {
+    name: 'exit-on-stdin-close',
+    kind: 'flag',
+    description: 'With --remote: exit when standard input (a pipe owned by the parent) closes',
+  },
+  {
+    name: 'name',
+    kind: 'value',
+    valueName: 'NAME',
+    description: 'Human-readable environment name (accepted as by codex exec-server; unused)',
+  },
+  {
+    name: 'linux-sandbox-pid-namespace',
+    kind: 'value',
+    valueName: 'MODE',
+    description:
+      'Sandboxed processes: isolate (default; own PID namespace) or inherit (can signal other same-UID processes)',
+  },
+  {
+    name: 'bwrap',
+    kind: 'value',
+    valueName: 'PATH',
+    description: 'The bubblewrap binary for sandboxed requests (default: bwrap on PATH)',
+  },
+  {
     name: 'api-key-env',
     kind: 'value',
     valueName: 'NAME',
@@ -56,6 +87,7 @@ const OPTIONS: readonly OptionSpec[] = [
 
 const HELP = `Usage: execrx serve [--listen ws://IP:PORT|stdio] [--noise] [--no-warm-up]
        execrx serve --remote URL --environment-id ID [--api-key-env NAME] [--no-warm-up]
+                    [--exit-on-stdin-close]
 
 Serves the exec-server protocol with the TypeScript executor. Every process it started
 is killed when it stops (SIGINT/SIGTERM).
@@ -72,6 +104,12 @@ on stdin/stdout and stops at the end of stdin.
 With --noise it accepts Noise-encrypted relay sockets instead (any harness key is
 admitted). Line 1 is the URL, line 2 a JSON object with the environmentId,
 executorRegistrationId and executorPublicKey a client puts in its connect bundle.
+
+Requests that carry a sandbox (codex's managed permission profile, as \`codex exec
+-s workspace-write\` or \`-s read-only\` sends it) run under bubblewrap: the disk read-only
+except the writable roots, .git/.agents/.codex kept read-only inside them, no network when
+the profile restricts it, and (by default) a PID namespace of their own. Without a working
+bwrap such requests are refused, never run unconfined.
 
 With --remote it registers its Noise key with the registry, attaches to the relay the
 registry names and serves the environment there, reconnecting with backoff (like
@@ -96,6 +134,7 @@ export const serveCommand: Command = {
       streams.stdout.write(`${HELP}\n`);
       return 0;
     }
+    await applySandboxOptions(parsed);
     // Warming up takes a moment: only once the options are known to be good.
     const warmUpFirst = async (): Promise<void> => {
       if (!parsed.flags.has('no-warm-up')) await warmUp(streams);
@@ -107,11 +146,17 @@ export const serveCommand: Command = {
       await warmUpFirst();
       return serveRemote(options, streams);
     }
+    if (parsed.flags.has('exit-on-stdin-close')) {
+      throw new UsageError('--exit-on-stdin-close needs --remote and --environment-id', 'serve');
+    }
     if (parsed.values.has('api-key-env')) {
       throw new UsageError('--api-key-env needs --remote', 'serve');
     }
     const listen = parsed.values.get('listen') ?? DEFAULT_LISTEN;
     const environmentId = parsed.values.get('environment-id');
+    if (parsed.values.has('concurrent-requests') && parsed.flags.has('noise')) {
+      throw new UsageError('--concurrent-requests applies to plain --listen mode only', 'serve');
+    }
     if (parsed.flags.has('noise')) {
       if (!listen.startsWith('ws://')) {
         throw new UsageError(`--noise listens on ws://IP:PORT only, got \`${listen}\``, 'serve');
@@ -124,11 +169,31 @@ export const serveCommand: Command = {
     if (environmentId !== undefined) {
       throw new UsageError('--environment-id needs --remote or --noise', 'serve');
     }
+    const concurrentRequests = concurrentRequestsOption(parsed);
     // stdio serves one parent process, which is waiting for it: no warm-up.
     const warmUpUnlessStdio = listen.startsWith('ws://') ? warmUpFirst : async () => undefined;
-    return checkListenThenServe(listen, warmUpUnlessStdio, () => servePlain(listen, streams));
+    return checkListenThenServe(listen, warmUpUnlessStdio, () =>
+      servePlain(listen, concurrentRequests, streams),
+    );
   },
 };
+
+/** `--linux-sandbox-pid-namespace` and `--bwrap`: executor-wide sandbox settings. */
+async function applySandboxOptions(parsed: ParsedOptions): Promise<void> {
+  const mode = parsed.values.get('linux-sandbox-pid-namespace') ?? 'isolate';
+  if (mode !== 'isolate' && mode !== 'inherit') {
+    throw new UsageError(
+      `invalid value '${mode}' for '--linux-sandbox-pid-namespace <MODE>': expected 'isolate' or 'inherit'`,
+      'serve',
+    );
+  }
+  const bwrapPath = parsed.values.get('bwrap');
+  if (bwrapPath !== undefined && !bwrapPath.startsWith('/')) {
+    throw new UsageError(`--bwrap expects an absolute path, got \`${bwrapPath}\``, 'serve');
+  }
+  const { configureSandbox } = await import('../server/sandbox/launcher.js');
+  configureSandbox({ pidNamespace: mode, bwrapPath });
+}
 
 /** Warms the executor code (server/warmUp.ts); a failure is reported and serving goes on. */
 async function warmUp(streams: Parameters<Command['run']>[1]): Promise<void> {
@@ -144,9 +209,17 @@ async function warmUp(streams: Parameters<Command['run']>[1]): Promise<void> {
 function remoteOptions(
   registryUrl: string,
   parsed: ParsedOptions,
-): { registryUrl: string; environmentId: string; apiKey: string } {
+): {
+  registryUrl: string;
+  environmentId: string;
+  apiKey: string;
+  exitOnStdinClose: boolean;
+} {
   if (parsed.values.has('listen') || parsed.flags.has('noise')) {
     throw new UsageError('--remote excludes --listen and --noise', 'serve');
+  }
+  if (parsed.values.has('concurrent-requests')) {
+    throw new UsageError('--concurrent-requests applies to plain --listen mode only', 'serve');
   }
   if (!/^https?:\/\//.test(registryUrl)) {
     throw new UsageError(`--remote expects http(s)://HOST[:PORT], got \`${registryUrl}\``, 'serve');
@@ -163,7 +236,12 @@ function remoteOptions(
       'serve',
     );
   }
-  return { registryUrl, environmentId, apiKey };
+  return {
+    registryUrl,
+    environmentId,
+    apiKey,
+    exitOnStdinClose: parsed.flags.has('exit-on-stdin-close'),
+  };
 }
 
 /**
@@ -185,9 +263,34 @@ async function checkListenThenServe(
   return serve();
 }
 
-async function servePlain(listen: string, streams: Parameters<Command['run']>[1]): Promise<number> {
+/** `--concurrent-requests COUNT`: a positive integer, worded as the binary words a bad one. */
+function concurrentRequestsOption(parsed: ParsedOptions): number | undefined {
+  const text = parsed.values.get('concurrent-requests');
+  if (text === undefined) return undefined;
+  const count = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(count) || count < 1) {
+    const why =
+      count === 0 ? 'number would be zero for non-zero type' : 'invalid digit found in string';
+    throw new UsageError(
+      `invalid value '${text}' for '--concurrent-requests <COUNT>': ${why}`,
+      'serve',
+    );
+  }
+  return count;
+}
+
+async function servePlain(
+  listen: string,
+  concurrentRequests: number | undefined,
+  streams: Parameters<Command['run']>[1],
+): Promise<number> {
   const { startExecServer } = await import('../server/execServer.js');
-  const server = await startExecServer({ listen, input: streams.stdin, output: streams.stdout });
+  const server = await startExecServer({
+    listen,
+    input: streams.stdin,
+    output: streams.stdout,
+    concurrentRequests,
+  });
   if (server.url !== 'stdio') streams.stdout.write(`${server.url}\n`);
   const stop = (): void => void server.close();
   process.on('SIGINT', stop);

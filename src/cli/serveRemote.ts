@@ -11,13 +11,15 @@ export interface ServeRemoteOptions {
   readonly registryUrl: string;
   readonly environmentId: string;
   readonly apiKey: string;
+  /** Stop (exit 0) when stdin ends, as `codex exec-server --exit-on-stdin-close`. */
+  readonly exitOnStdinClose?: boolean;
 }
 
 export async function serveRemote(
   options: ServeRemoteOptions,
   streams: CliStreams,
 ): Promise<number> {
-  const shutdown = shutdownOnSignals();
+  const shutdown = shutdownOnSignals(options.exitOnStdinClose ? streams.stdin : undefined);
   let announced = false;
   const onEvent = (event: RemoteEnvironmentEvent): void => {
     if (event.kind === 'connected' && !announced) {

@@ -1,7 +1,8 @@
 /** SIGINT/SIGTERM as an AbortSignal, for the long-running commands (`serve`, `rendezvous`). */
+import type { Readable } from 'node:stream';
 
 export interface ShutdownSignal {
-  /** Aborted by the first SIGINT or SIGTERM. */
+  /** Aborted by the first SIGINT or SIGTERM (or the end of `stdin`, when one was given). */
   readonly signal: AbortSignal;
   /** Resolves when the signal aborts. */
   readonly aborted: Promise<void>;
@@ -9,11 +10,21 @@ export interface ShutdownSignal {
   dispose(): void;
 }
 
-export function shutdownOnSignals(): ShutdownSignal {
+/**
+ * `stdin`: also shut down when this stream ends (`serve --exit-on-stdin-close`, for a parent
+ * that owns the executor through a pipe). Its data is read and dropped.
+ */
+export function shutdownOnSignals(stdin?: Readable): ShutdownSignal {
   const controller = new AbortController();
   const abort = (): void => controller.abort();
   process.on('SIGINT', abort);
   process.on('SIGTERM', abort);
+  if (stdin) {
+    stdin.once('end', abort);
+    stdin.once('close', abort);
+    stdin.once('error', abort);
+    stdin.resume();
+  }
   const aborted = new Promise<void>((resolve) =>
     controller.signal.addEventListener('abort', () => resolve(), { once: true }),
   );
@@ -23,6 +34,11 @@ export function shutdownOnSignals(): ShutdownSignal {
     dispose() {
       process.off('SIGINT', abort);
       process.off('SIGTERM', abort);
+      if (stdin) {
+        stdin.off('end', abort);
+        stdin.off('close', abort);
+        stdin.off('error', abort);
+      }
     },
   };
 }

@@ -4,11 +4,14 @@
  */
 import type { Transport } from '../transport/transport.js';
 import { ConnectionProcessor } from './connectionProcessor.js';
+import { limitConcurrentRequests } from './requestLimit.js';
 import { DETACHED_SESSION_TTL_MS, SessionRegistry } from './sessionRegistry.js';
 
 export interface ExecutorOptions {
   /** How long a session survives without a connection. Default 30 s. */
   detachedSessionTtlMs?: number;
+  /** At most this many requests of one connection handled at a time (requestLimit.ts). Default: no limit. */
+  concurrentRequests?: number;
 }
 
 export interface Executor {
@@ -35,7 +38,9 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
   const connections = new Set<ConnectionProcessor>();
   return {
     serveTransport(transport, peerLabel) {
-      const connection = new ConnectionProcessor(transport, {
+      const limit = options.concurrentRequests;
+      const limited = limit === undefined ? transport : limitConcurrentRequests(transport, limit);
+      const connection = new ConnectionProcessor(limited, {
         registry,
         parseErrorPrefix: parseErrorPrefix(peerLabel),
       });

@@ -8,7 +8,8 @@ import { decodeBase64Strict } from './base64Strict.js';
 import { fsFailure } from './osError.js';
 import { fsPath } from './hostPath.js';
 import { RpcFailure } from './rpcFailure.js';
-import { ensureRegularFile, rejectSandboxed } from './filesystem.js';
+import { ensureRegularFile } from './filesystem.js';
+import { enforceFileSandbox } from './sandbox/fileSystemAccess.js';
 
 export const MAX_OPEN_FILE_HANDLES = 128;
 export const MAX_HANDLE_ID_BYTES = 32;
@@ -33,7 +34,7 @@ export class FileHandleTable {
     handleId: string;
   }> {
     const path = fsPath(params.path);
-    rejectSandboxed(params.sandbox, 'streaming file reads do not support platform sandboxing');
+    enforceFileSandbox(params.sandbox, path, params.mode === 'replace' ? 'write' : 'read');
     const { handleId } = params;
     if (Buffer.byteLength(handleId) > MAX_HANDLE_ID_BYTES) {
       throw RpcFailure.invalidRequest(

@@ -1,7 +1,6 @@
 /**
  * The `fs/*` methods (spec §7) on the local disk, with the binary's error codes and texts.
- * Paths arrive as `file:` URIs. Requests whose `sandbox` asks for confinement are refused:
- * this executor has no platform sandbox.
+ * Paths arrive as `file:` URIs. A request's `sandbox` is enforced first (sandbox/fileSystemAccess.ts).
  */
 import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
@@ -11,7 +10,7 @@ import { decodeBase64Strict } from './base64Strict.js';
 import { fsPath, uriFromPath } from './hostPath.js';
 import { fsFailure } from './osError.js';
 import { PreformattedJson } from './preformattedJson.js';
-import { sandboxRequiresConfinement } from './sandboxPolicy.js';
+import { enforceFileSandbox } from './sandbox/fileSystemAccess.js';
 import { lstatFields, statFields } from './statFields.js';
 import { RpcFailure } from './rpcFailure.js';
 
@@ -23,16 +22,6 @@ export const WALK_MAXIMA = { depth: 64, directories: 10_000, entries: 50_000 };
 const WALK_RESPONSE_BUDGET = 4 * 1024 * 1024;
 
 type Empty = Record<string, never>;
-
-/** Refuses a request whose sandbox context requires confinement (-32600). */
-export function rejectSandboxed(
-  sandbox: unknown,
-  message = 'sandbox intent cannot be enforced on this executor',
-): void {
-  // Most requests carry `sandbox: null`: no policy to look at.
-  if (sandbox != null && sandboxRequiresConfinement(sandbox))
-    throw RpcFailure.invalidRequest(message);
-}
 
 /** Runs an fs operation and maps its I/O errors (spec §7.3). */
 async function io<T>(operation: () => Promise<T>): Promise<T> {
@@ -60,7 +49,7 @@ export async function readFile(params: {
   dataBase64: string;
 }> {
   const path = fsPath(params.path);
-  rejectSandboxed(params.sandbox);
+  enforceFileSandbox(params.sandbox, path, 'read', params.followSymlinks !== false);
   return io(async () => {
     const file = await fs.open(
       path,
@@ -87,7 +76,7 @@ export async function writeFile(params: {
   sandbox?: unknown;
 }): Promise<Empty> {
   const path = fsPath(params.path);
-  rejectSandboxed(params.sandbox);
+  enforceFileSandbox(params.sandbox, path, 'write', params.followSymlinks !== false);
   let data: Buffer;
   try {
     data = decodeBase64Strict(params.dataBase64);
@@ -108,7 +97,7 @@ export async function createDirectory(params: {
   sandbox?: unknown;
 }): Promise<Empty> {
   const path = fsPath(params.path);
-  rejectSandboxed(params.sandbox);
+  enforceFileSandbox(params.sandbox, path, 'write');
   await io(() => fs.mkdir(path, { recursive: params.recursive ?? true }));
   return {};
 }
@@ -158,7 +147,7 @@ export function getMetadata(params: {
   sandbox?: unknown;
 }): FileMetadata {
   const path = fsPath(params.path);
-  rejectSandboxed(params.sandbox);
+  enforceFileSandbox(params.sandbox, path, 'read', params.followSymlinks !== false);
   // Synchronous on purpose (and answered in the same turn): a metadata lookup takes
   // microseconds, while a trip through the libuv thread pool (two thread hand-offs) cost
   // ~0.1-0.4 ms of latency on a loaded host.
@@ -186,7 +175,7 @@ export async function canonicalize(params: {
   sandbox?: unknown;
 }): Promise<{ path: string }> {
   const path = fsPath(params.path);
-  rejectSandboxed(params.sandbox);
+  enforceFileSandbox(params.sandbox, path, 'read');
   return { path: uriFromPath(await io(() => fs.realpath(path))) };
 }
 
@@ -194,7 +183,7 @@ export async function readDirectory(params: { path: string; sandbox?: unknown })
   entries: { fileName: string; isDirectory: boolean; isFile: boolean }[];
 }> {
   const path = fsPath(params.path);
-  rejectSandboxed(params.sandbox);
+  enforceFileSandbox(params.sandbox, path, 'read');
   const dirents = await io(() => fs.readdir(path, { withFileTypes: true }));
   if (dirents.length > MAX_DIRECTORY_ENTRIES) {
     throw RpcFailure.internal(
@@ -226,7 +215,7 @@ export async function remove(params: {
   sandbox?: unknown;
 }): Promise<Empty> {
   const path = fsPath(params.path);
-  rejectSandboxed(params.sandbox);
+  enforceFileSandbox(params.sandbox, path, 'write', false);
   const recursive = params.recursive ?? true;
   const force = params.force ?? true;
   await io(async () => {
@@ -289,7 +278,8 @@ export async function copy(params: {
 }): Promise<Empty> {
   const source = fsPath(params.sourcePath);
   const destination = fsPath(params.destinationPath);
-  rejectSandboxed(params.sandbox);
+  enforceFileSandbox(params.sandbox, source, 'read', false);
+  enforceFileSandbox(params.sandbox, destination, 'write');
   await io(async () => {
     const stat = await fs.lstat(source);
     if (stat.isDirectory()) {
@@ -340,7 +330,7 @@ export async function walk(params: {
   sandbox?: unknown;
 }): Promise<WalkOutcome> {
   const root = fsPath(params.path);
-  rejectSandboxed(params.sandbox);
+  enforceFileSandbox(params.sandbox, root, 'read');
   const { options } = params;
   if (options.maxDirectories === 0 || options.maxEntries === 0) {
     throw RpcFailure.invalidRequest('filesystem walk limits must be greater than zero');

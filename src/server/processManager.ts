@@ -12,7 +12,9 @@ import { ProcessOutputParams } from './notificationText.js';
 import { ManagedProcess, type ProcessEvent, type RetainedChunk } from './managedProcess.js';
 import type { ProcessStartParams } from './params.js';
 import { RpcFailure } from './rpcFailure.js';
-import { sandboxRequiresConfinement } from './sandboxPolicy.js';
+import { DenialScanner } from './sandbox/denialScanner.js';
+import { confineCommand } from './sandbox/launcher.js';
+import { sandboxPlan } from './sandbox/permissionProfile.js';
 
 /** How long a closed process stays readable before its id is forgotten (spec §6.5). */
 export const CLOSED_PROCESS_RETENTION_MS = 30_000;
@@ -33,7 +35,7 @@ export interface ReadResult {
   exitCode: number | null;
   closed: boolean;
   failure: null;
-  sandboxDenied: false;
+  sandboxDenied: boolean;
 }
 
 function wireChunk(entry: RetainedChunk): { seq: number; stream: string; chunk: string } {
@@ -43,6 +45,10 @@ function wireChunk(entry: RetainedChunk): { seq: number; stream: string; chunk: 
 export class ProcessManager {
   private readonly entries = new Map<string, Entry>();
   private readonly retentionTimers = new Set<NodeJS.Timeout>();
+  /** Sandboxed processes only: what decides their `sandboxDenied`. */
+  private readonly denialScanners = new Map<string, DenialScanner>();
+  /** Sandboxed processes not yet closed: what undoes their sandbox's host-side traces. */
+  private readonly sandboxReleases = new Map<string, () => void>();
   /** FIFOs for pipe-mode stdio, from the stock shared with the executor's other sessions. */
   private readonly fifos = acquireSharedFifoStock();
   /** Output reading is paused while the attached connection is backed up. */
@@ -50,30 +56,56 @@ export class ProcessManager {
 
   constructor(private readonly notify: Notify) {}
 
-  async start(params: ProcessStartParams): Promise<{ processId: string; sandboxType: 'none' }> {
+  async start(
+    params: ProcessStartParams,
+  ): Promise<{ processId: string; sandboxType: 'none' | 'linuxSeccomp' }> {
     const cwd = cwdPath(params.cwd);
     if (params.argv.length === 0) throw RpcFailure.invalidParams('argv must not be empty');
-    if (sandboxRequiresConfinement(params.sandbox)) {
-      throw RpcFailure.invalidParams('sandbox intent cannot be enforced on this executor');
-    }
+    const plan = sandboxPlan(params.sandbox, cwd);
     const { processId } = params;
     if (this.entries.has(processId))
       throw RpcFailure.invalidRequest(`process ${processId} already exists`);
     const reservation: Starting = { state: 'starting', cancelled: false };
     this.entries.set(processId, reservation);
+    let confined;
+    try {
+      // On the PTY path the program is `arg0 ?? argv[0]` (childProcess.ts); bwrap 0.8 cannot
+      // set a separate argv[0], so under a sandbox arg0 only chooses the program there.
+      const [first, ...rest] = params.argv as [string, ...string[]];
+      confined =
+        plan.kind === 'confined'
+          ? await confineCommand(
+              plan,
+              params.tty ? (params.arg0 ?? first) : first,
+              rest,
+              params.tty,
+            )
+          : undefined;
+    } catch (error) {
+      if (this.entries.get(processId) === reservation) this.entries.delete(processId);
+      throw error;
+    }
+    if (confined) {
+      this.denialScanners.set(processId, new DenialScanner());
+      this.sandboxReleases.set(processId, confined.release);
+    }
     const managed = new ManagedProcess(
       processId,
       (event) => this.forward(processId, event),
-      () => this.scheduleRemoval(processId, managed),
+      () => {
+        confined?.release();
+        this.sandboxReleases.delete(processId);
+        this.scheduleRemoval(processId, managed);
+      },
     );
     let child;
     try {
       child = await spawnChild(
         {
-          argv: params.argv,
+          argv: confined ? confined.argv : params.argv,
           cwd,
           env: childEnvironment(params.env, params.envPolicy),
-          arg0: params.arg0 ?? null,
+          arg0: confined ? null : (params.arg0 ?? null),
           tty: params.tty,
           pipeStdin: params.pipeStdin ?? false,
           fifos: this.fifos.stock,
@@ -81,6 +113,9 @@ export class ProcessManager {
         managed.events,
       );
     } catch (error) {
+      confined?.release();
+      this.sandboxReleases.delete(processId);
+      this.denialScanners.delete(processId);
       if (this.entries.get(processId) === reservation) this.entries.delete(processId);
       throw RpcFailure.internal(describeOsError(error));
     }
@@ -92,7 +127,12 @@ export class ProcessManager {
       throw RpcFailure.invalidRequest(`process ${processId} start was cancelled`);
     }
     this.entries.set(processId, { state: 'ready', process: managed });
-    return { processId, sandboxType: 'none' };
+    return { processId, sandboxType: plan.kind === 'none' ? 'none' : 'linuxSeccomp' };
+  }
+
+  private sandboxDenied(processId: string, exitCode: number | null): boolean {
+    if (exitCode === null) return false;
+    return this.denialScanners.get(processId)?.denied(exitCode) ?? false;
   }
 
   /**
@@ -110,6 +150,7 @@ export class ProcessManager {
   private forward(processId: string, event: ProcessEvent): void {
     switch (event.kind) {
       case 'output':
+        this.denialScanners.get(processId)?.observe(event.chunk);
         this.notify(
           'process/output',
           new ProcessOutputParams(processId, event.seq, event.stream, event.chunk),
@@ -120,7 +161,7 @@ export class ProcessManager {
           processId,
           seq: event.seq,
           exitCode: event.exitCode,
-          sandboxDenied: false,
+          sandboxDenied: this.sandboxDenied(processId, event.exitCode),
         });
         return;
       case 'closed':
@@ -134,7 +175,10 @@ export class ProcessManager {
       this.retentionTimers.delete(timer);
       managed.release();
       const entry = this.entries.get(processId);
-      if (entry?.state === 'ready' && entry.process === managed) this.entries.delete(processId);
+      if (entry?.state === 'ready' && entry.process === managed) {
+        this.entries.delete(processId);
+        this.denialScanners.delete(processId);
+      }
     }, CLOSED_PROCESS_RETENTION_MS);
     timer.unref();
     this.retentionTimers.add(timer);
@@ -180,7 +224,7 @@ export class ProcessManager {
           exitCode: snapshot.exitCode,
           closed: snapshot.closed,
           failure: null,
-          sandboxDenied: false,
+          sandboxDenied: this.sandboxDenied(params.processId, snapshot.exitCode),
         };
       }
       await managed.waitForChange(remaining);
@@ -234,6 +278,9 @@ export class ProcessManager {
       entry.process.release();
     }
     this.entries.clear();
+    this.denialScanners.clear();
+    for (const release of this.sandboxReleases.values()) release();
+    this.sandboxReleases.clear();
     for (const timer of this.retentionTimers) clearTimeout(timer);
     this.retentionTimers.clear();
     this.fifos.release();
