@@ -102,8 +102,15 @@ const SLAB_BYTES = 256 * 1024;
 /** Slabs kept for reuse; more are only in flight while the socket is backed up. */
 const SPARE_SLABS = 4;
 
-/** Unsent bytes above which the socket reports itself backed up. */
+/** Unsent bytes above which the socket reports itself backed up (and Pongs wait, see `ping`). */
 const BACKLOG_LIMIT_BYTES = 512 * 1024;
+/**
+ * Unsent bytes above which the connection stops reading the peer until they have gone: a peer
+ * that sends requests (or Pings) and never reads the answers then meets TCP flow control
+ * instead of growing this process's memory. Guarded by acceptedWebSocket.spec.ts ("stops
+ * reading a peer that does not read its replies").
+ */
+export const INBOUND_PAUSE_BYTES = 4 * 1024 * 1024;
 
 export interface AcceptedWebSocketOptions {
   /** Send a WebSocket Ping this often. Default: no pings. */
@@ -136,6 +143,10 @@ class AcceptedWebSocket
   /** Messages sent this turn, written together once it ends. */
   private pending: PendingMessage[] = [];
   private undecodable: ((detail: string) => void) | undefined;
+  /** The Pong for the latest Ping while the socket is backed up; written once it drains. */
+  private heldPong: Buffer | undefined;
+  /** True while reading is paused for a backlog (see INBOUND_PAUSE_BYTES). */
+  private inputPaused = false;
   private finished = false;
 
   constructor(
@@ -166,6 +177,7 @@ class AcceptedWebSocket
       const length = Buffer.byteLength(message);
       if (length === message.length) {
         this.socket.write(textFrameHeaderLatin1(length) + message, 'latin1');
+        this.throttleInput();
         return;
       }
     }
@@ -215,12 +227,28 @@ class AcceptedWebSocket
     else this.incoming.next(new TextDecoder().decode(data));
   }
 
+  /**
+   * Answers at once, unless the socket is backed up: then only the latest Ping's Pong waits for
+   * the drain (RFC 6455 §5.5.3 allows answering just the most recent Ping), so a Ping flood from
+   * a peer that does not read holds one Pong, not one per Ping (the binary queues them all).
+   */
   ping(payload: Buffer): void {
     const frame = Buffer.allocUnsafe(2 + payload.length);
     frame[0] = FIN | OPCODE_PONG;
     frame[1] = payload.length;
     payload.copy(frame, 2);
-    this.writeNow(frame);
+    if (this.heldPong !== undefined) {
+      this.heldPong = frame;
+    } else if (!this.backedUp) {
+      this.writeNow(frame);
+    } else {
+      this.heldPong = frame;
+      this.socket.once('drain', () => {
+        const pong = this.heldPong;
+        this.heldPong = undefined;
+        if (pong !== undefined) this.writeNow(pong);
+      });
+    }
   }
 
   peerClosed(): void {
@@ -240,19 +268,33 @@ class AcceptedWebSocket
     const length = framesLength(messages);
     if (length > SLAB_BYTES) {
       this.socket.write(textFrames(messages));
-      return;
+    } else {
+      const slab = this.spareSlabs.pop() ?? Buffer.allocUnsafeSlow(SLAB_BYTES);
+      writeTextFrames(slab, messages);
+      // Once written the slab is free again (the callback also runs when the write fails).
+      this.socket.write(slab.subarray(0, length), () => {
+        if (this.spareSlabs.length < SPARE_SLABS) this.spareSlabs.push(slab);
+      });
     }
-    const slab = this.spareSlabs.pop() ?? Buffer.allocUnsafeSlow(SLAB_BYTES);
-    writeTextFrames(slab, messages);
-    // Once written the slab is free again (the callback also runs when the write fails).
-    this.socket.write(slab.subarray(0, length), () => {
-      if (this.spareSlabs.length < SPARE_SLABS) this.spareSlabs.push(slab);
-    });
+    this.throttleInput();
   };
 
   /** A control frame: between two whole writes of ours, so never inside another frame. */
   private writeNow(frame: Buffer): void {
-    if (!this.finished) this.socket.write(frame);
+    if (this.finished) return;
+    this.socket.write(frame);
+    this.throttleInput();
+  }
+
+  /** Stops reading the peer while more than INBOUND_PAUSE_BYTES wait to be sent. */
+  private throttleInput(): void {
+    if (this.inputPaused || this.socket.writableLength <= INBOUND_PAUSE_BYTES) return;
+    this.inputPaused = true;
+    this.socket.pause();
+    this.socket.once('drain', () => {
+      this.inputPaused = false;
+      if (!this.finished) this.socket.resume();
+    });
   }
 
   /**

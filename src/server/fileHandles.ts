@@ -52,8 +52,10 @@ export class FileHandleTable {
     this.opening.add(handleId);
     try {
       const writable = params.mode === 'replace';
+      // O_NONBLOCK: a FIFO fails at once (ENXIO without a reader, else "not a file" below)
+      // instead of parking a thread-pool thread until a peer opens its other end.
       const flags = writable
-        ? constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC
+        ? constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK
         : constants.O_RDONLY | constants.O_NONBLOCK;
       const file = await open(path, flags, 0o666);
       try {

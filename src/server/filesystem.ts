@@ -8,6 +8,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { join, relative, isAbsolute, dirname, basename } from 'node:path';
 import { decodeBase64Strict } from './base64Strict.js';
 import { fsPath, uriFromPath } from './hostPath.js';
+import { copyRegularFile, openWritable, writeAllAndClose } from './nonBlockingWrite.js';
 import { fsFailure } from './osError.js';
 import { PreformattedJson } from './preformattedJson.js';
 import { enforceFileSandbox } from './sandbox/fileSystemAccess.js';
@@ -85,9 +86,8 @@ export async function writeFile(params: {
       `fs/writeFile requires valid base64 dataBase64: ${(error as Error).message}`,
     );
   }
-  const flags =
-    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | noFollow(params.followSymlinks);
-  await io(() => fs.writeFile(path, data, { flag: flags }));
+  const flags = constants.O_CREAT | constants.O_TRUNC | noFollow(params.followSymlinks);
+  await io(async () => writeAllAndClose(await openWritable(path, flags), data));
   return {};
 }
 
@@ -258,7 +258,7 @@ async function copyTree(source: string, destination: string): Promise<void> {
     const from = join(source, dirent.name);
     const to = join(destination, dirent.name);
     if (dirent.isDirectory()) await copyTree(from, to);
-    else if (dirent.isFile()) await fs.copyFile(from, to);
+    else if (dirent.isFile()) await copyRegularFile(from, to);
     else if (dirent.isSymbolicLink()) await recreateSymlink(from, to);
     // other types (sockets, FIFOs, devices) are skipped
   }
@@ -300,7 +300,7 @@ export async function copy(params: {
     } else if (stat.isSymbolicLink()) {
       await recreateSymlink(source, destination);
     } else if (stat.isFile()) {
-      await fs.copyFile(source, destination);
+      await copyRegularFile(source, destination);
     } else {
       throw RpcFailure.invalidRequest(
         'fs/copy only supports regular files, directories, and symlinks',

@@ -8,6 +8,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { HttpRequestParams } from './params.js';
 import { RpcFailure } from './rpcFailure.js';
+import { timerDelay } from './timerDelay.js';
 
 export const MAX_HTTP_BODY_DELTA_BYTES = 1024 * 1024;
 const MAX_REDIRECTS = 10;
@@ -168,7 +169,10 @@ export class HttpRequests {
     this.inFlight.add(controller);
     const timer =
       params.timeoutMs !== null && params.timeoutMs !== undefined
-        ? setTimeout(() => controller.abort(new Error('operation timed out')), params.timeoutMs)
+        ? setTimeout(
+            () => controller.abort(new Error('operation timed out')),
+            timerDelay(params.timeoutMs),
+          )
         : undefined;
     const finish = (): void => {
       if (timer) clearTimeout(timer);

@@ -4,6 +4,7 @@
  * `process/read` snapshots (§6.6), and the stdin `writeId` de-duplication (§6.7).
  */
 import type { ChildEvents, OutputStream, RunningChild } from './childProcess.js';
+import { timerDelay } from './timerDelay.js';
 
 export const RETAINED_OUTPUT_BYTES = 1024 * 1024;
 export const RETAINED_OUTPUT_CHUNKS = 50_000;
@@ -151,7 +152,7 @@ export class ManagedProcess {
         this.waiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(done, timerDelay(ms));
       this.waiters.add(done);
     });
   }
