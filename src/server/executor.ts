@@ -9,6 +9,8 @@ import { DETACHED_SESSION_TTL_MS, SessionRegistry } from './sessionRegistry.js';
 export interface ExecutorOptions {
   /** How long a session survives without a connection. Default 30 s. */
   detachedSessionTtlMs?: number;
+  /** Codex home read by `environmentConfig/read`. Default `$CODEX_HOME`, else `~/.codex`. */
+  codexHome?: string;
 }
 
 export interface Executor {
@@ -38,6 +40,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
       const connection = new ConnectionProcessor(transport, {
         registry,
         parseErrorPrefix: parseErrorPrefix(peerLabel),
+        codexHome: options.codexHome,
       });
       connections.add(connection);
       void connection.done.then(() => connections.delete(connection));

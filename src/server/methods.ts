@@ -3,18 +3,24 @@
  * request it serves. Methods absent here answer -32601.
  */
 import type { z } from 'zod';
+import type { ConfigLocations } from './configLayers.js';
+import { readEnvironmentConfig } from './environmentConfig.js';
 import { environmentInfo } from './environmentInfo.js';
 import type { FileHandleTable } from './fileHandles.js';
 import * as filesystem from './filesystem.js';
 import type { HttpRequests } from './httpRequests.js';
 import * as p from './params.js';
 import type { ProcessManager } from './processManager.js';
+import type { MissingWatches } from './watchMissing.js';
 
 /** What a handler may use: the attached session's processes and the connection's own state. */
 export interface HandlerContext {
   readonly processes: ProcessManager;
   readonly fileHandles: FileHandleTable;
   readonly http: HttpRequests;
+  readonly missingWatches: MissingWatches;
+  /** Where `environmentConfig/read` looks (resolved per request: `$CODEX_HOME` may change). */
+  configLocations(): ConfigLocations;
   /** False once the session has been resumed by another connection. */
   stillAttached(): boolean;
 }
@@ -93,5 +99,15 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSp
   ['fs/close', method('filesystem', p.FsCloseParams, (c, params) => c.fileHandles.close(params))],
   ['http/request', method('http', p.HttpRequestParams, (c, params) => c.http.request(params))],
   ['environment/info', method('environment info', p.NoParams, () => environmentInfo())],
+  [
+    'environmentConfig/read',
+    method('environment config', p.EnvironmentConfigReadParams, (c, params) =>
+      readEnvironmentConfig(params, () => c.configLocations()),
+    ),
+  ],
+  [
+    'fs/watchMissing',
+    method('filesystem', p.FsWatchMissingParams, (c, params) => c.missingWatches.watch(params)),
+  ],
   ['environment/status', method('environment status', p.NoParams, () => ({ status: 'ready' }))],
 ]);

@@ -157,6 +157,17 @@ export const HttpRequestParams = z.object({
 });
 export type HttpRequestParams = z.infer<typeof HttpRequestParams>;
 
+export const EnvironmentConfigReadParams = z.object({
+  cwd: z.string(),
+  configPaths: z.array(z.array(z.string())),
+  requirementsPaths: z.array(z.array(z.string())),
+});
+export const FsWatchMissingParams = z.object({
+  watchId: u64,
+  missing: z.array(z.string()),
+  present: z.string().nullish(),
+});
+
 /** Methods without params: `null`, absent and `{}` are all accepted. */
 export const NoParams = z.union([z.null(), z.undefined(), z.object({}).strict()]);
 
