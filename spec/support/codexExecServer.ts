@@ -29,6 +29,8 @@ export interface CodexExecServerOptions {
   env?: Readonly<Record<string, string>>;
   /** Working directory of the executor (reported as `environment/info` `cwd`). */
   cwd?: string;
+  /** CODEX_HOME of the executor (kept afterwards); default a fresh temp dir, removed on stop. */
+  codexHome?: string;
   /** How long to wait for the `ws://` line. Default 15 s. */
   startTimeoutMs?: number;
 }
@@ -102,7 +104,8 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 export async function startCodexExecServer(
   options: CodexExecServerOptions = {},
 ): Promise<RunningExecServer> {
-  const codexHome = await mkdtemp(join(tmpdir(), 'execrx-codex-home-'));
+  const ownHome = options.codexHome === undefined;
+  const codexHome = options.codexHome ?? (await mkdtemp(join(tmpdir(), 'execrx-codex-home-')));
   const { command, prefixArgs } = codexCommand();
   const child = spawn(
     command,
@@ -124,7 +127,7 @@ export async function startCodexExecServer(
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       await stopChild(child);
-      await rm(codexHome, { recursive: true, force: true });
+      if (ownHome) await rm(codexHome, { recursive: true, force: true });
     })();
     return stopping;
   };
