@@ -9,7 +9,7 @@
  * `failed to load executor-local config: …`. Guarded by spec/server/environmentConfig.spec.ts
  * and spec/conformance/capabilitiesSuite.ts.
  */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -45,21 +45,35 @@ export interface EnvironmentConfigReadResult {
 export const SYSTEM_CONFIG_DIR = '/etc/codex';
 
 /**
- * Where this executor's config lives: `codexHome` when given, else `$CODEX_HOME` (which must
- * exist), else `~/.codex`; canonical when it exists.
+ * Where this executor's config lives: `codexHome` when given, else `$CODEX_HOME` (which must be
+ * an existing directory, as on the binary), else `~/.codex`; canonical when it exists.
  */
 export function configLocations(
   codexHome?: string,
   systemDir: string = SYSTEM_CONFIG_DIR,
 ): ConfigLocations {
   const fromEnv = process.env.CODEX_HOME;
+  if (codexHome === undefined && fromEnv) {
+    const quoted = JSON.stringify(fromEnv);
+    let info;
+    try {
+      info = statSync(fromEnv);
+    } catch {
+      throw RpcFailure.internal(
+        `failed to find Codex home: CODEX_HOME points to ${quoted}, but that path does not exist`,
+      );
+    }
+    if (!info.isDirectory())
+      throw RpcFailure.internal(
+        `failed to find Codex home: CODEX_HOME points to ${quoted}, but that path is not a directory`,
+      );
+  }
   const chosen = codexHome ?? (fromEnv ? fromEnv : join(homedir(), '.codex'));
   let canonical = chosen;
   try {
     canonical = realpathSync(chosen);
-  } catch (error) {
-    if (codexHome === undefined && fromEnv)
-      throw RpcFailure.internal(`failed to find Codex home: ${errorMessage(error)}`);
+  } catch {
+    // `~/.codex` need not exist: it is reported as it is.
   }
   return { codexHome: canonical, systemDir };
 }

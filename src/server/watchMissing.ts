@@ -78,17 +78,28 @@ export class MissingWatches {
   private lastWatchId: number | undefined;
   private current: ActiveWatch | undefined;
   private closed = false;
+  /** Requests are taken one at a time, in arrival order (the checks in between are async). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly notify: Notify) {}
 
   async watch(params: WatchMissingParams): Promise<{ watching: boolean }> {
     const missing = params.missing.map(fsPath);
     const present = params.present == null ? undefined : fsPath(params.present);
-    if (this.lastWatchId !== undefined && params.watchId <= this.lastWatchId)
-      return { watching: false };
-    this.lastWatchId = params.watchId;
+    const result = this.queue.then(() => this.register(params.watchId, missing, present));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async register(
+    watchId: number,
+    missing: string[],
+    present: string | undefined,
+  ): Promise<{ watching: boolean }> {
+    if (this.closed) return { watching: false };
+    if (this.lastWatchId !== undefined && watchId <= this.lastWatchId) return { watching: false };
+    this.lastWatchId = watchId;
     this.cancel();
-    const { watchId } = params;
     if (missing.length === 0 || missing.length > MAX_MISSING_PATHS) return { watching: false };
     for (const path of missing) if (await entryExists(path)) return { watching: false };
     if (present !== undefined && !(await entryExists(present))) return { watching: false };
@@ -96,8 +107,7 @@ export class MissingWatches {
     const names = new Map<string, Set<string>>();
     for (const path of missing) await addAncestors(path, names);
     if (present !== undefined) await addAncestors(present, names);
-    if (names.size > MAX_WATCHED_DIRECTORIES || this.lastWatchId !== watchId || this.closed)
-      return { watching: false };
+    if (names.size > MAX_WATCHED_DIRECTORIES || this.closed) return { watching: false };
 
     const watchers: FSWatcher[] = [];
     const active: ActiveWatch = { watchId, watchers };
