@@ -7,6 +7,8 @@
  * Every wait is bounded; "nothing arrives" is asserted over a fixed quiet period.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { homedir, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +120,9 @@ export function describeCapabilities(name: string, factory: CapabilitiesTargetFa
     };
 
     beforeAll(async () => {
+      // Seen by both executors: the binary inherits this process's environment when spawned.
+      process.env.EXECRX_CAPS_TOKEN = 'tok-123';
+      process.env.EXECRX_CAPS_EMPTY = '';
       codexHome = await realpath(await mkdtemp(join(tmpdir(), 'execrx-caps-home-')));
       workDir = await realpath(await mkdtemp(join(tmpdir(), 'execrx-caps-work-')));
       target = await factory({ codexHome });
@@ -126,6 +131,8 @@ export function describeCapabilities(name: string, factory: CapabilitiesTargetFa
     afterAll(async () => {
       for (const session of sessions) session.close();
       await target?.stop();
+      delete process.env.EXECRX_CAPS_TOKEN;
+      delete process.env.EXECRX_CAPS_EMPTY;
       await rm(codexHome, { recursive: true, force: true });
       await rm(workDir, { recursive: true, force: true });
     });
@@ -355,6 +362,82 @@ export function describeCapabilities(name: string, factory: CapabilitiesTargetFa
         ]);
         const below = await read(session, deep, [['model']]);
         expect(localLayers(below, 'config')).toEqual([]);
+      });
+    });
+
+    describe('http/request headers from executor environment variables', () => {
+      let echo: Server | undefined;
+      let base = '';
+      beforeAll(async () => {
+        // Answers with the request's x-* headers as JSON (Node reads header bytes as latin1,
+        // so UTF-8 sent on the wire shows as one char a byte).
+        echo = createServer((req, res) => {
+          const picked = Object.fromEntries(
+            Object.entries(req.headers).filter(([name]) => name.startsWith('x-')),
+          );
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(picked));
+        });
+        await new Promise<void>((resolve) => echo?.listen(0, '127.0.0.1', resolve));
+        base = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/`;
+      });
+      afterAll(async () => {
+        await new Promise<void>((resolve) => (echo ? echo.close(() => resolve()) : resolve()));
+      });
+
+      it('advertises httpHeaderEnvVars and appends the variable to the value', async () => {
+        const session = await open();
+        const info = await session.request('environment/info', null);
+        expect((info.result?.capabilities as Record<string, boolean>).httpHeaderEnvVars).toBe(true);
+        let requestId = 0;
+        const send = (headers: unknown[]) =>
+          session.request('http/request', {
+            method: 'GET',
+            url: base,
+            requestId: `caps-${(requestId += 1)}`,
+            headers,
+          });
+        const sent = async (headers: unknown[]) => {
+          const reply = await send(headers);
+          expect(reply.error).toBeUndefined();
+          return JSON.parse(
+            Buffer.from(reply.result?.bodyBase64 as string, 'base64').toString('utf8'),
+          ) as Record<string, string>;
+        };
+        expect(
+          await sent([
+            { name: 'x-auth', value: 'Bearer ', valueEnvVar: 'EXECRX_CAPS_TOKEN' },
+            { name: 'x-plain', value: 'p', valueEnvVar: null },
+            { name: 'x-utf8', value: 'é' },
+          ]),
+        ).toEqual({ 'x-auth': 'Bearer tok-123', 'x-plain': 'p', 'x-utf8': 'Ã©' });
+        const refused = async (headers: unknown[]) => (await send(headers)).error;
+        expect(
+          await refused([{ name: 'x-a', value: '', valueEnvVar: 'EXECRX_CAPS_SURELY_UNSET' }]),
+        ).toEqual({
+          code: -32602,
+          message:
+            'http/request header x-a requires executor environment variable EXECRX_CAPS_SURELY_UNSET',
+        });
+        expect(
+          await refused([{ name: 'x-a', value: 'v', valueEnvVar: 'EXECRX_CAPS_EMPTY' }]),
+        ).toEqual({
+          code: -32602,
+          message:
+            'http/request header x-a requires a non-empty executor environment variable EXECRX_CAPS_EMPTY',
+        });
+        expect(await refused([{ name: 'x-a', value: 'v', valueEnvVar: '' }])).toEqual({
+          code: -32602,
+          message: 'http/request header x-a requires executor environment variable ',
+        });
+        expect(await refused([{ name: 'x-a', valueEnvVar: 'EXECRX_CAPS_TOKEN' }])).toEqual({
+          code: -32602,
+          message: 'missing field `value`',
+        });
+        expect(await refused([{ name: 'x-a', value: 'a\u0001b' }])).toEqual({
+          code: -32602,
+          message: 'http/request header value is invalid for x-a: failed to parse header value',
+        });
       });
     });
 

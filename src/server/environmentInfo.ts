@@ -31,7 +31,7 @@ export const EXECUTOR_CAPABILITIES = {
   fsWatchMissing: true,
   capabilityDiscoveryV2: false,
   environmentConfigRead: true,
-  httpHeaderEnvVars: false,
+  httpHeaderEnvVars: true,
   sandboxedFileStreaming: false,
   fileWriteStreaming: true,
   shellSnapshotV2: false,

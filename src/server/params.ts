@@ -148,7 +148,9 @@ export const FsCloseParams = z.object({ handleId: z.string() });
 export const HttpRequestParams = z.object({
   method: z.string(),
   url: z.string(),
-  headers: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
+  headers: z
+    .array(z.object({ name: z.string(), value: z.string(), valueEnvVar: z.string().nullish() }))
+    .optional(),
   bodyBase64: z.string().nullish(),
   timeoutMs: u64.nullish(),
   redirectPolicy: z.enum(['follow', 'stop']).optional(),
