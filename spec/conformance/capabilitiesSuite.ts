@@ -145,6 +145,26 @@ export function describeCapabilities(name: string, factory: CapabilitiesTargetFa
       expect(capabilities.fsWatchMissing).toBe(true);
     });
 
+    it('gates both methods behind initialize with their family names', async () => {
+      if (!target) throw new Error('capabilities target did not start');
+      const raw = await RawSession.raw(target);
+      sessions.push(raw);
+      const watch = await raw.request('fs/watchMissing', { watchId: 1, missing: [uri(workDir)] });
+      expect(watch.error).toEqual({
+        code: -32600,
+        message: 'client must call initialize before using filesystem methods',
+      });
+      const config = await raw.request('environmentConfig/read', {
+        cwd: uri(workDir),
+        configPaths: [['a']],
+        requirementsPaths: [],
+      });
+      expect(config.error).toEqual({
+        code: -32600,
+        message: 'client must call initialize before using environment config methods',
+      });
+    });
+
     describe('environmentConfig/read', () => {
       /** The reply's user and project layers (a host's /etc/codex layers are left out). */
       const localLayers = (reply: Message, stack: 'config' | 'requirements') =>
