@@ -15,6 +15,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join, parse as parsePath, resolve } from 'node:path';
 import { describeOsError } from './osError.js';
+import { isDirectory, pathExists } from './pathProbe.js';
 import { isTable, parseToml, TomlSyntaxError, type TomlTable, type TomlValue } from './tomlText.js';
 
 export interface ConfigLocations {
@@ -67,25 +68,11 @@ async function readTomlFile(file: string): Promise<TomlTable | undefined> {
   }
 }
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
-}
-
 /** A project-root marker is present; a `.git` directory counts only with a `HEAD` in it. */
 async function markerPresent(dir: string, marker: string): Promise<boolean> {
   const path = join(dir, marker);
-  if (marker === '.git' && (await isDirectory(path))) return exists(join(path, 'HEAD'));
-  return exists(path);
+  if (marker === '.git' && (await isDirectory(path))) return pathExists(join(path, 'HEAD'));
+  return pathExists(path);
 }
 
 function ancestors(path: string): string[] {

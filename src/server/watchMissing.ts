@@ -19,9 +19,9 @@
  * Guarded by spec/server/watchMissing.spec.ts and spec/conformance/capabilitiesSuite.ts.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { lstat, stat } from 'node:fs/promises';
 import { basename, dirname, relative, sep } from 'node:path';
 import { fsPath } from './hostPath.js';
+import { entryExists, isDirectory } from './pathProbe.js';
 
 export const MAX_MISSING_PATHS = 64;
 export const MAX_WATCHED_DIRECTORIES = 64;
@@ -38,20 +38,6 @@ interface ActiveWatch {
 }
 
 type Notify = (method: string, params: unknown) => void;
-
-async function entryExists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
-}
 
 /** Adds every existing ancestor of `path` with the name of its next step toward `path`. */
 async function addAncestors(path: string, names: Map<string, Set<string>>): Promise<void> {
