@@ -34,6 +34,8 @@ export interface CodexExecServerOptions {
    * helper binaries (the Linux sandbox among them) under /tmp, so sandboxed runs need another.
    */
   codexHomeParent?: string;
+  /** CODEX_HOME of the executor (kept afterwards); default a fresh temp dir, removed on stop. */
+  codexHome?: string;
   /** How long to wait for the `ws://` line. Default 15 s. */
   startTimeoutMs?: number;
 }
@@ -107,7 +109,10 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 export async function startCodexExecServer(
   options: CodexExecServerOptions = {},
 ): Promise<RunningExecServer> {
-  const codexHome = await mkdtemp(join(options.codexHomeParent ?? tmpdir(), 'execrx-codex-home-'));
+  const ownHome = options.codexHome === undefined;
+  const codexHome =
+    options.codexHome ??
+    (await mkdtemp(join(options.codexHomeParent ?? tmpdir(), 'execrx-codex-home-')));
   const { command, prefixArgs } = codexCommand();
   const child = spawn(
     command,
@@ -129,7 +134,7 @@ export async function startCodexExecServer(
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       await stopChild(child);
-      await rm(codexHome, { recursive: true, force: true });
+      if (ownHome) await rm(codexHome, { recursive: true, force: true });
     })();
     return stopping;
   };

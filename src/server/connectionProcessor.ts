@@ -12,6 +12,7 @@ import type { Subscription } from 'rxjs';
 import type { RequestId } from '../protocol/jsonrpc.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { Transport } from '../transport/transport.js';
+import { configLocations } from './environmentConfig.js';
 import { environmentInfo } from './environmentInfo.js';
 import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
@@ -26,6 +27,7 @@ import { acceptsSplitText } from './splitText.js';
 import { reportsBackpressure } from './backpressure.js';
 import { reportsUndecodable } from './undecodableMessage.js';
 import type { Session, SessionOwner, SessionRegistry } from './sessionRegistry.js';
+import { MissingWatches } from './watchMissing.js';
 
 export interface ConnectionOptions {
   readonly registry: SessionRegistry;
@@ -35,6 +37,8 @@ export interface ConnectionOptions {
    * exec-server stdio`.
    */
   readonly parseErrorPrefix: string;
+  /** `environmentConfig/read`'s Codex home; default `$CODEX_HOME`, else `~/.codex`. */
+  readonly codexHome?: string;
 }
 
 /** An inbound message with no text form, by the JSON error detail it gets (undecodableMessage.ts). */
@@ -65,6 +69,9 @@ export class ConnectionProcessor implements SessionOwner {
   private context: HandlerContext | undefined;
   private readonly fileHandles = new FileHandleTable();
   private readonly http: HttpRequests;
+  private readonly missingWatches = new MissingWatches((method, params) =>
+    this.sendNotification(method, params),
+  );
   private resolveDone!: () => void;
   /** Resolves once the connection has ended and its session is detached. */
   readonly done: Promise<void> = new Promise((resolve) => (this.resolveDone = resolve));
@@ -287,6 +294,8 @@ export class ConnectionProcessor implements SessionOwner {
         processes: session.processes,
         fileHandles: this.fileHandles,
         http: this.http,
+        missingWatches: this.missingWatches,
+        configLocations: () => configLocations(this.options.codexHome),
         stillAttached: () => session.owner === this,
       };
     }
@@ -300,6 +309,7 @@ export class ConnectionProcessor implements SessionOwner {
     this.subscription?.unsubscribe();
     this.transport.close();
     this.http.close();
+    this.missingWatches.close();
     this.resumeOutput();
     if (session) this.options.registry.detach(session, this);
     await this.fileHandles.closeAll();

@@ -12,6 +12,8 @@ export interface ExecutorOptions {
   detachedSessionTtlMs?: number;
   /** At most this many requests of one connection handled at a time (requestLimit.ts). Default: no limit. */
   concurrentRequests?: number;
+  /** Codex home read by `environmentConfig/read`. Default `$CODEX_HOME`, else `~/.codex`. */
+  codexHome?: string;
 }
 
 export interface Executor {
@@ -43,6 +45,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
       const connection = new ConnectionProcessor(limited, {
         registry,
         parseErrorPrefix: parseErrorPrefix(peerLabel),
+        codexHome: options.codexHome,
       });
       connections.add(connection);
       void connection.done.then(() => connections.delete(connection));

@@ -23,7 +23,37 @@ export interface HttpResult {
 
 type Notify = (method: string, params: unknown) => void;
 
-function validate(params: HttpRequestParams): URL {
+/**
+ * The value a request header is sent with (capability `httpHeaderEnvVars`, probed on 0.169.0):
+ * `value` followed by the executor's own `$valueEnvVar` when one is named; an unset or empty
+ * variable is refused (-32602). Returned as the UTF-8 bytes the binary sends, one char a byte.
+ */
+function headerValue(header: { name: string; value: string; valueEnvVar?: string | null }): string {
+  let value = header.value;
+  const variable = header.valueEnvVar;
+  if (variable !== undefined && variable !== null) {
+    const fromEnv = process.env[variable];
+    if (fromEnv === undefined || variable === '' || variable.includes('=')) {
+      throw RpcFailure.invalidParams(
+        `http/request header ${header.name} requires executor environment variable ${variable}`,
+      );
+    }
+    if (fromEnv === '') {
+      throw RpcFailure.invalidParams(
+        `http/request header ${header.name} requires a non-empty executor environment variable ${variable}`,
+      );
+    }
+    value += fromEnv;
+  }
+  if (/[\0-\x08\x0a-\x1f\x7f]/.test(value)) {
+    throw RpcFailure.invalidParams(
+      `http/request header value is invalid for ${header.name}: failed to parse header value`,
+    );
+  }
+  return Buffer.from(value, 'utf8').toString('latin1');
+}
+
+function validate(params: HttpRequestParams): { url: URL; headers: [string, string][] } {
   if (!TOKEN.test(params.method))
     throw RpcFailure.invalidParams('http/request method is invalid: invalid HTTP method');
   let url: URL;
@@ -39,19 +69,16 @@ function validate(params: HttpRequestParams): URL {
   if (scheme !== 'http' && scheme !== 'https') {
     throw RpcFailure.invalidParams(`http/request only supports http and https URLs, got ${scheme}`);
   }
+  const headers: [string, string][] = [];
   for (const header of params.headers ?? []) {
     if (!TOKEN.test(header.name)) {
       throw RpcFailure.invalidParams(
         'http/request header name is invalid: invalid HTTP header name',
       );
     }
-    if (/[\0\r\n]/.test(header.value)) {
-      throw RpcFailure.invalidParams(
-        `http/request header value is invalid for ${header.name}: failed to parse header value`,
-      );
-    }
+    headers.push([header.name, headerValue(header)]);
   }
-  return url;
+  return { url, headers };
 }
 
 function responseHeaders(response: http.IncomingMessage): { name: string; value: string }[] {
@@ -157,7 +184,7 @@ export class HttpRequests {
   constructor(private readonly notify: Notify) {}
 
   async request(params: HttpRequestParams): Promise<HttpResult> {
-    const url = validate(params);
+    const { url, headers } = validate(params);
     const streaming = params.streamResponse ?? false;
     if (streaming && this.activeStreams.has(params.requestId)) {
       throw RpcFailure.invalidParams(
@@ -185,7 +212,7 @@ export class HttpRequests {
         {
           method: params.method,
           url,
-          headers: (params.headers ?? []).map((header) => [header.name, header.value]),
+          headers,
           body: params.bodyBase64 ? Buffer.from(params.bodyBase64, 'base64') : undefined,
         },
         (params.redirectPolicy ?? 'follow') === 'follow',

@@ -9,18 +9,24 @@
  */
 import type { z } from 'zod';
 import { METHODS, type ClientMethod, type ParamsOf } from '../protocol/methods.js';
+import type { ConfigLocations } from './configLayers.js';
+import { readEnvironmentConfig } from './environmentConfig.js';
 import { environmentInfo } from './environmentInfo.js';
 import type { FileHandleTable } from './fileHandles.js';
 import * as filesystem from './filesystem.js';
 import type { HttpRequests } from './httpRequests.js';
 import * as p from './params.js';
 import type { ProcessManager } from './processManager.js';
+import type { MissingWatches } from './watchMissing.js';
 
 /** What a handler may use: the attached session's processes and the connection's own state. */
 export interface HandlerContext {
   readonly processes: ProcessManager;
   readonly fileHandles: FileHandleTable;
   readonly http: HttpRequests;
+  readonly missingWatches: MissingWatches;
+  /** Where `environmentConfig/read` looks (resolved per request: `$CODEX_HOME` may change). */
+  configLocations(): ConfigLocations;
   /** False once the session has been resumed by another connection. */
   stillAttached(): boolean;
 }
@@ -105,13 +111,19 @@ export const HANDLERS: { readonly [M in ServedMethod]: MethodSpec | NotServed } 
     c.fileHandles.writeBlock(params),
   ),
   'fs/close': served('fs/close', p.FsCloseParams, (c, params) => c.fileHandles.close(params)),
-  'fs/watchMissing': NOT_SERVED,
+  'fs/watchMissing': served('fs/watchMissing', p.FsWatchMissingParams, (c, params) =>
+    c.missingWatches.watch(params),
+  ),
   'http/request': served('http/request', p.HttpRequestParams, (c, params) =>
     c.http.request(params),
   ),
   'environment/info': served('environment/info', p.NoParams, () => environmentInfo()),
   'environment/status': served('environment/status', p.NoParams, () => ({ status: 'ready' })),
-  'environmentConfig/read': NOT_SERVED,
+  'environmentConfig/read': served(
+    'environmentConfig/read',
+    p.EnvironmentConfigReadParams,
+    (c, params) => readEnvironmentConfig(params, () => c.configLocations()),
+  ),
   'capabilityRoots/discoverV1': NOT_SERVED,
   'capabilities/discoverV2': NOT_SERVED,
 };

@@ -148,7 +148,9 @@ export const FsCloseParams = z.object({ handleId: z.string() });
 export const HttpRequestParams = z.object({
   method: z.string(),
   url: z.string(),
-  headers: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
+  headers: z
+    .array(z.object({ name: z.string(), value: z.string(), valueEnvVar: z.string().nullish() }))
+    .optional(),
   bodyBase64: z.string().nullish(),
   timeoutMs: u64.nullish(),
   redirectPolicy: z.enum(['follow', 'stop']).optional(),
@@ -156,6 +158,17 @@ export const HttpRequestParams = z.object({
   streamResponse: z.boolean().optional(),
 });
 export type HttpRequestParams = z.infer<typeof HttpRequestParams>;
+
+export const EnvironmentConfigReadParams = z.object({
+  cwd: z.string(),
+  configPaths: z.array(z.array(z.string())),
+  requirementsPaths: z.array(z.array(z.string())),
+});
+export const FsWatchMissingParams = z.object({
+  watchId: u64,
+  missing: z.array(z.string()),
+  present: z.string().nullish(),
+});
 
 /** Methods without params: `null`, absent and `{}` are all accepted. */
 export const NoParams = z.union([z.null(), z.undefined(), z.object({}).strict()]);
