@@ -82,7 +82,10 @@ describe('execrx run --environment', () => {
 
   it('without environments.toml, CODEX_EXEC_SERVER_URL is environment `remote`', async () => {
     const result = await runCli(['run', '--environment', 'remote', '--', 'echo', 'remote'], {
-      env: setupEnv({ CODEX_HOME: join(codexHome, 'no-such-dir'), CODEX_EXEC_SERVER_URL: wsServer.url }),
+      env: setupEnv({
+        CODEX_HOME: join(codexHome, 'no-such-dir'),
+        CODEX_EXEC_SERVER_URL: wsServer.url,
+      }),
     });
     expect(result).toMatchObject({ code: 0, stdout: 'remote\n' });
   });

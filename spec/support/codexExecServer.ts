@@ -31,6 +31,8 @@ export interface CodexExecServerOptions {
   cwd?: string;
   /** How long to wait for the `ws://` line. Default 15 s. */
   startTimeoutMs?: number;
+  /** A command that runs the executor, e.g. `['setpriv', '--reuid=65534', …]`. */
+  launcher?: readonly string[];
 }
 
 const TARGET_TRIPLES: Record<string, string> = {
@@ -103,7 +105,12 @@ export async function startCodexExecServer(
   options: CodexExecServerOptions = {},
 ): Promise<RunningExecServer> {
   const codexHome = await mkdtemp(join(tmpdir(), 'execrx-codex-home-'));
-  const { command, prefixArgs } = codexCommand();
+  const codex = codexCommand();
+  const [command, ...prefixArgs] = [
+    ...(options.launcher ?? []),
+    codex.command,
+    ...codex.prefixArgs,
+  ] as [string, ...string[]];
   const child = spawn(
     command,
     [...prefixArgs, 'exec-server', '--listen', 'ws://127.0.0.1:0', ...(options.args ?? [])],
