@@ -7,13 +7,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { codexCommand } from '../support/codexExecServer.js';
+import { threeExecutorsToml } from '../environment/support/codexSetupToml.js';
 import { startTsExecServer } from '../support/tsExecServer.js';
 import type { RunningExecServer } from '../support/codexExecServer.js';
 import { assertBuilt, killRunningClis, runCli } from './support/runCli.js';
 
-const EXECRX = fileURLToPath(new URL('../../bin/execrx.js', import.meta.url));
 let codexHome: string;
 let wsServer: RunningExecServer;
 
@@ -30,25 +28,9 @@ beforeAll(async () => {
   assertBuilt();
   codexHome = await mkdtemp(join(tmpdir(), 'execrx-run-environment-'));
   wsServer = await startTsExecServer();
-  const codex = codexCommand();
   await writeFile(
     join(codexHome, 'environments.toml'),
-    `
-[[environments]]
-id = "execrx-stdio"
-program = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(EXECRX)}, "serve", "--listen", "stdio"]
-
-[[environments]]
-id = "codex-stdio"
-program = ${JSON.stringify(codex.command)}
-args = ${JSON.stringify([...codex.prefixArgs, 'exec-server', '--listen', 'stdio'])}
-env = { CODEX_HOME = ${JSON.stringify(codexHome)} }
-
-[[environments]]
-id = "ws"
-url = "${wsServer.url}"
-`,
+    threeExecutorsToml(codexHome, wsServer.url),
   );
 });
 afterEach(killRunningClis);

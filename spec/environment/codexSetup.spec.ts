@@ -8,7 +8,6 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/gl
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import {
   CodexEnvironments,
@@ -18,11 +17,10 @@ import {
 import { ConnectionAttemptError } from '../../src/environment/errors.js';
 import { EnvironmentRegistryConfigError } from '../../src/registry/index.js';
 import { startLocalExecutor } from '../../src/server/localExecutor.js';
-import { codexCommand } from '../support/codexExecServer.js';
+import { EXECRX_BIN as EXECRX, threeExecutorsToml } from './support/codexSetupToml.js';
 import { startTsExecServer } from '../support/tsExecServer.js';
 import { assertBuilt } from '../cli/support/runCli.js';
 
-const EXECRX = fileURLToPath(new URL('../../bin/execrx.js', import.meta.url));
 const NOISE = {
   CODEX_EXEC_SERVER_NOISE_REGISTRY_URL: 'http://127.0.0.1:9',
   CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID: 'env-1',
@@ -136,25 +134,7 @@ describe('CodexEnvironments', () => {
   it('runs commands on stdio (execrx, codex), ws:// and local environments of one environments.toml', async () => {
     const wsServer = await startTsExecServer();
     try {
-      const codex = codexCommand();
-      await writeToml(`
-default = "codex-stdio"
-
-[[environments]]
-id = "execrx-stdio"
-program = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(EXECRX)}, "serve", "--listen", "stdio"]
-
-[[environments]]
-id = "codex-stdio"
-program = ${JSON.stringify(codex.command)}
-args = ${JSON.stringify([...codex.prefixArgs, 'exec-server', '--listen', 'stdio'])}
-env = { CODEX_HOME = ${JSON.stringify(codexHome)} }
-
-[[environments]]
-id = "ws"
-url = "${wsServer.url}"
-`);
+      await writeToml(`default = "codex-stdio"\n${threeExecutorsToml(codexHome, wsServer.url)}`);
       const environments = CodexEnvironments.open({
         codexHome,
         env: {},

@@ -124,6 +124,19 @@ async function echoOnce(
   return reply;
 }
 
+/** Opens a session to codex exec-server with `options` and probes it. */
+async function statusOver(options: Parameters<typeof connectWebSocket>[1]): Promise<string> {
+  return firstValueFrom(
+    connectWebSocket(codex.url, options).pipe(
+      switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'execrx-test' })),
+      switchMap((client) => {
+        cleanups.push(() => client.close());
+        return client.environmentStatus();
+      }),
+    ),
+  );
+}
+
 describe('connectWebSocket: extra headers', () => {
   it.each([
     ['Host', 'x'],
@@ -156,17 +169,7 @@ describe('connectWebSocket: extra headers', () => {
   });
 
   it('sends an ordinary header and the session with codex exec-server works', async () => {
-    const status = await firstValueFrom(
-      connectWebSocket(codex.url, { headers: { 'x-execrx-test': 'yes' } }).pipe(
-        switchMap((transport) =>
-          ExecServerClient.connect(transport, { clientName: 'execrx-test' }),
-        ),
-        switchMap((client) => {
-          cleanups.push(() => client.close());
-          return client.environmentStatus();
-        }),
-      ),
-    );
+    const status = await statusOver({ headers: { 'x-execrx-test': 'yes' } });
     expect(status).toBe('ready');
   });
 });
@@ -185,17 +188,7 @@ describe('connectWebSocket: HTTP proxy', () => {
   it('tunnels a session to codex exec-server through CONNECT, with credentials from the URL', async () => {
     const proxy = await startProxy();
     const proxyUrl = proxy.url.replace('http://', 'http://user:p%40ss@');
-    const status = await firstValueFrom(
-      connectWebSocket(codex.url, { proxy: proxyUrl }).pipe(
-        switchMap((transport) =>
-          ExecServerClient.connect(transport, { clientName: 'execrx-test' }),
-        ),
-        switchMap((client) => {
-          cleanups.push(() => client.close());
-          return client.environmentStatus();
-        }),
-      ),
-    );
+    const status = await statusOver({ proxy: proxyUrl });
     expect(status).toBe('ready');
     expect(proxy.connects).toEqual([
       {
