@@ -361,9 +361,8 @@ export function localReason(error: unknown): string {
 export function remoteReason(error: unknown): string {
   if (error instanceof NotFoundError) return 'no such file or directory';
   if (error instanceof ServerError) {
-    return /permission denied/i.test(error.serverMessage)
-      ? `permission denied (${error.serverMessage})`
-      : error.serverMessage;
+    // Both executors say `Permission denied (os error 13)`.
+    return /permission denied/i.test(error.serverMessage) ? 'permission denied' : error.serverMessage;
   }
   return errorMessage(error);
 }
