@@ -20,7 +20,7 @@ import type { ProgressBar } from './progressBar.js';
 import { remoteDisplay, type Location } from './remotePath.js';
 
 /** Read-ahead of an upload: blocks read from disk before the executor took the previous ones. */
-const UPLOAD_READ_AHEAD = 2;
+export const UPLOAD_READ_AHEAD = 2;
 const BLOCK_BYTES = 1024 * 1024;
 /** Deepest directory nesting copied. */
 export const MAX_COPY_DEPTH = 64;
@@ -191,7 +191,7 @@ async function download(
  * other and splits each with `subarray` when it starts on it; that first `subarray` call is
  * the signal that a block was taken (the copy-a-large-file spec fails if it ever stops coming).
  */
-function blocksOf(
+export function blocksOf(
   handle: FileHandle,
   path: string,
   onTaken: (bytes: number) => void,

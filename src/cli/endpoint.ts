@@ -13,6 +13,7 @@ import {
   LOCAL_ENVIRONMENT_ID,
   noiseRendezvous,
   readCodexSetup,
+  SingleSessionEnvironment,
   webSocketUrl,
   type ExecServerTransportParams,
 } from '../environment/index.js';
@@ -88,7 +89,8 @@ export function configuredEndpoint(id: string, command: string): Endpoint {
   const kind = isLocal ? 'local executor' : (chosen[0]?.transport.kind ?? 'environment');
   return {
     label: `environment ${id} (${kind})`,
-    open: () => ('get' in environment ? environment : environment.client),
+    open: () =>
+      environment instanceof SingleSessionEnvironment ? environment : environment.client,
     close: async () => environments.close(),
   };
 }
