@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { threeExecutorsToml } from '../environment/support/codexSetupToml.js';
 import { startTsExecServer } from '../support/tsExecServer.js';
 import type { RunningExecServer } from '../support/codexExecServer.js';
-import { assertBuilt, killRunningClis, runCli } from './support/runCli.js';
+import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
 
 let codexHome: string;
 let wsServer: RunningExecServer;
@@ -52,6 +52,24 @@ describe('execrx run --environment', () => {
     40_000,
   );
 
+  it('cp and ls take --environment too', async () => {
+    const copied = await runCli(
+      [
+        'cp',
+        '--environment',
+        'codex-stdio',
+        join(codexHome, 'environments.toml'),
+        `remote:${join(codexHome, 'copy.toml')}`,
+      ],
+      { env: setupEnv() },
+    );
+    expect(copied).toMatchObject({ code: 0, stderr: '' });
+    const listed = await runCli(['ls', '--environment', 'execrx-stdio', `remote:${codexHome}`], {
+      env: setupEnv(),
+    });
+    expect(listed).toMatchObject({ code: 0, stdout: 'copy.toml\nenvironments.toml\n' });
+  });
+
   it('names the configured environments when the id is not one of them', async () => {
     const result = await runCli(['run', '--environment', 'nope', '--', 'true'], {
       env: setupEnv(),
@@ -71,6 +89,27 @@ describe('execrx run --environment', () => {
     });
     expect(result).toMatchObject({ code: 0, stdout: 'remote\n' });
   });
+
+  it('with the three Noise variables, `remote` is the registry environment (over Noise)', async () => {
+    const token = 'run-environment-token';
+    const rendezvous = startCli(['rendezvous', '--executor-token', token], { timeoutMs: 45_000 });
+    const [registry] = await rendezvous.stdoutLines(1);
+    const executor = startCli(
+      ['serve', '--no-warm-up', '--remote', registry as string, '--environment-id', 'noise-env'],
+      { env: { CODEX_API_KEY: token }, timeoutMs: 45_000 },
+    );
+    await executor.stdoutLines(1);
+    const result = await runCli(['run', '--environment', 'remote', '--', 'echo', 'over noise'], {
+      env: setupEnv({
+        CODEX_EXEC_SERVER_URL: 'ws://127.0.0.1:1',
+        CODEX_EXEC_SERVER_NOISE_REGISTRY_URL: registry as string,
+        CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID: 'noise-env',
+        CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN: token,
+      }),
+      timeoutMs: 30_000,
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'over noise\n', stderr: '' });
+  }, 45_000);
 
   it('excludes --url and --registry', async () => {
     const result = await runCli(['run', '--environment', 'ws', '--url', 'ws://x', 'true']);
