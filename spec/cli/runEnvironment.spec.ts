@@ -4,7 +4,7 @@
  * `codex exec-server`), a ws:// one, `local`, and CODEX_EXEC_SERVER_URL's `remote`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threeExecutorsToml } from '../environment/support/codexSetupToml.js';
@@ -53,21 +53,23 @@ describe('execrx run --environment', () => {
   );
 
   it('cp and ls take --environment too', async () => {
+    const listing = join(codexHome, 'listing');
+    await mkdir(listing);
     const copied = await runCli(
       [
         'cp',
         '--environment',
         'codex-stdio',
         join(codexHome, 'environments.toml'),
-        `remote:${join(codexHome, 'copy.toml')}`,
+        `remote:${listing}`,
       ],
       { env: setupEnv() },
     );
     expect(copied).toMatchObject({ code: 0, stderr: '' });
-    const listed = await runCli(['ls', '--environment', 'execrx-stdio', `remote:${codexHome}`], {
+    const listed = await runCli(['ls', '--environment', 'execrx-stdio', `remote:${listing}`], {
       env: setupEnv(),
     });
-    expect(listed).toMatchObject({ code: 0, stdout: 'copy.toml\nenvironments.toml\n' });
+    expect(listed).toMatchObject({ code: 0, stdout: 'environments.toml\n' });
   });
 
   it('names the configured environments when the id is not one of them', async () => {
