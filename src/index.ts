@@ -17,6 +17,10 @@ export {
   type WebSocketConnectOptions,
 } from './transport/webSocketTransport.js';
 export { fromStdio, spawnStdioTransport } from './transport/stdioTransport.js';
+export { validateWebSocketHeaders } from './transport/webSocketHeaders.js';
+export type { WebSocketTlsOptions } from './transport/webSocketProxy.js';
+export { traceRequests } from './transport/tracedTransport.js';
+export * from './protocol/w3cTraceContext.js';
 export {
   connectNoiseHarness,
   type NoiseHarnessOptions,

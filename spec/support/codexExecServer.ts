@@ -38,6 +38,8 @@ export interface CodexExecServerOptions {
   codexHome?: string;
   /** How long to wait for the `ws://` line. Default 15 s. */
   startTimeoutMs?: number;
+  /** A command that runs the executor, e.g. `['setpriv', '--reuid=65534', …]`. */
+  launcher?: readonly string[];
 }
 
 const TARGET_TRIPLES: Record<string, string> = {
@@ -113,7 +115,12 @@ export async function startCodexExecServer(
   const codexHome =
     options.codexHome ??
     (await mkdtemp(join(options.codexHomeParent ?? tmpdir(), 'execrx-codex-home-')));
-  const { command, prefixArgs } = codexCommand();
+  const codex = codexCommand();
+  const [command, ...prefixArgs] = [
+    ...(options.launcher ?? []),
+    codex.command,
+    ...codex.prefixArgs,
+  ] as [string, ...string[]];
   const child = spawn(
     command,
     [...prefixArgs, 'exec-server', '--listen', 'ws://127.0.0.1:0', ...(options.args ?? [])],

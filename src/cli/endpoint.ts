@@ -1,12 +1,19 @@
 /**
  * Where `execrx run` sends its requests: an executor at a ws:// URL, one found through a
- * registry (Noise rendezvous), or one embedded in this process (direct Noise over loopback).
- * An endpoint is the environment layer's transport parameters plus what it owns; the
- * lifecycle (connect, resume after loss, give up) is `LazyRemoteExecServerClient`'s.
+ * registry (Noise rendezvous), one embedded in this process (direct Noise over loopback), or
+ * an environment of the user's Codex setup. An endpoint opens the environment layer's session
+ * owner and owns what it started; the lifecycle (connect, resume after loss, give up) is the
+ * environment layer's.
  */
-import { of } from 'rxjs';
+import { of, type Observable } from 'rxjs';
+import type { ExecServerClient } from '../client/index.js';
 import {
+  CodexEnvironments,
+  LazyRemoteExecServerClient,
+  LOCAL_ENVIRONMENT_ID,
   noiseRendezvous,
+  readCodexSetup,
+  SingleSessionEnvironment,
   webSocketUrl,
   type ExecServerTransportParams,
 } from '../environment/index.js';
@@ -16,20 +23,76 @@ import {
   RegistryConnectProvider,
   type NoiseRendezvousConnectProvider,
 } from '../registry/index.js';
+import { startLocalExecutor } from '../server/localExecutor.js';
 import { startDirectNoiseExecServer } from '../server/relay/index.js';
+import { UsageError } from './usageError.js';
+
+/** The environment layer's owner of one environment's session. */
+export interface SessionOwner {
+  /** The session: connects (or joins the attempt, or waits for recovery) first. */
+  get(): Observable<ExecServerClient>;
+  close(): void;
+}
 
 export interface Endpoint {
   /** For status and error lines, e.g. `ws://127.0.0.1:4321`. */
   readonly label: string;
-  /** How the environment layer opens (and reopens) transports to it. */
-  readonly params: ExecServerTransportParams;
+  /** Opens the session owner (one per run). */
+  open(): SessionOwner;
   /** Releases what the endpoint owns (the embedded executor and its processes). */
   close(): Promise<void>;
 }
 
+/** An endpoint the environment layer reaches with transport parameters. */
+function paramsEndpoint(
+  label: string,
+  params: ExecServerTransportParams,
+  close: () => Promise<void> = async () => undefined,
+): Endpoint {
+  return { label, open: () => new LazyRemoteExecServerClient(params), close };
+}
+
 /** An executor somewhere else, reached over plain WebSocket. */
 export function remoteEndpoint(url: string): Endpoint {
-  return { label: url, params: webSocketUrl(url), close: async () => undefined };
+  return paramsEndpoint(url, webSocketUrl(url));
+}
+
+/**
+ * Environment `id` of the user's Codex setup (the Noise variables, $CODEX_HOME/environments.toml
+ * or CODEX_EXEC_SERVER_URL, as codex reads them); `local` is an executor in this process.
+ * An id the setup does not configure is a UsageError listing the ones it does.
+ */
+export function configuredEndpoint(id: string, command: string): Endpoint {
+  const setup = readCodexSetup();
+  const chosen = setup.environments.filter((environment) => environment.id === id);
+  const isLocal = id === LOCAL_ENVIRONMENT_ID && setup.includeLocal;
+  if (chosen.length === 0 && !isLocal) {
+    const ids = [
+      ...(setup.includeLocal ? [LOCAL_ENVIRONMENT_ID] : []),
+      ...setup.environments.map((environment) => environment.id),
+    ];
+    const where =
+      setup.path ??
+      (setup.source === 'noise-variables'
+        ? 'the CODEX_EXEC_SERVER_NOISE_* variables'
+        : 'CODEX_EXEC_SERVER_URL');
+    throw new UsageError(
+      `environment \`${id}\` is not configured by ${where}; configured: ${ids.length === 0 ? 'none' : ids.join(', ')}`,
+      command,
+    );
+  }
+  const environments = CodexEnvironments.fromSetup(
+    { ...setup, environments: chosen, default: { id }, includeLocal: isLocal },
+    isLocal ? { local: startLocalExecutor() } : {},
+  );
+  const environment = environments.get(id)!;
+  const kind = isLocal ? 'local executor' : (chosen[0]?.transport.kind ?? 'environment');
+  return {
+    label: `environment ${id} (${kind})`,
+    open: () =>
+      environment instanceof SingleSessionEnvironment ? environment : environment.client,
+    close: async () => environments.close(),
+  };
 }
 
 /**
@@ -42,14 +105,13 @@ export function registryEndpoint(
   bearerToken: string,
 ): Endpoint {
   const registry = new EnvironmentRegistryClient({ baseUrl: registryUrl, bearerToken });
-  return {
-    label: `environment ${environmentId} at ${registry.baseUrl}`,
-    params: noiseRendezvous(
+  return paramsEndpoint(
+    `environment ${environmentId} at ${registry.baseUrl}`,
+    noiseRendezvous(
       new RegistryConnectProvider(registry, environmentId),
       NoiseChannelIdentity.generate(),
     ),
-    close: async () => undefined,
-  };
+  );
 }
 
 /**
@@ -69,9 +131,37 @@ export async function startEmbeddedEndpoint(): Promise<Endpoint> {
         harnessKeyAuthorization: 'embedded',
       }),
   };
-  return {
-    label: `embedded executor (${server.url})`,
-    params: noiseRendezvous(provider, NoiseChannelIdentity.generate()),
-    close: () => server.close(),
-  };
+  return paramsEndpoint(
+    `embedded executor (${server.url})`,
+    noiseRendezvous(provider, NoiseChannelIdentity.generate()),
+    () => server.close(),
+  );
+}
+
+/** Where a command goes: a ws:// executor, a registry's environment, an embedded executor, or an environment of the user's Codex setup. */
+export type EndpointTarget =
+  | { readonly kind: 'url'; readonly url: string }
+  | {
+      readonly kind: 'registry';
+      readonly registryUrl: string;
+      readonly environmentId: string;
+      readonly token: string;
+    }
+  | { readonly kind: 'embedded' }
+  | { readonly kind: 'configured'; readonly environmentId: string };
+
+/** Opens the endpoint `target` names; `command` names the subcommand in usage errors. */
+export function openEndpoint(target: EndpointTarget, command: string): Promise<Endpoint> {
+  switch (target.kind) {
+    case 'url':
+      return Promise.resolve(remoteEndpoint(target.url));
+    case 'registry':
+      return Promise.resolve(
+        registryEndpoint(target.registryUrl, target.environmentId, target.token),
+      );
+    case 'embedded':
+      return startEmbeddedEndpoint();
+    case 'configured':
+      return Promise.resolve(configuredEndpoint(target.environmentId, command));
+  }
 }

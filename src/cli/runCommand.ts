@@ -4,36 +4,12 @@
  */
 import type { Command } from './command.js';
 import { formatOptions, parseOptions, type OptionSpec } from './parseOptions.js';
-import type { RunRequest, RunTarget } from './runProcess.js';
+import type { RunRequest } from './runProcess.js';
+import { TARGET_OPTIONS, toEndpointTarget } from './targetOptions.js';
 import { UsageError } from './usageError.js';
 
 const OPTIONS: readonly OptionSpec[] = [
-  {
-    name: 'url',
-    kind: 'value',
-    valueName: 'URL',
-    description:
-      'Executor to use (ws://HOST:PORT); default: an executor embedded in this process (over Noise)',
-  },
-  {
-    name: 'registry',
-    kind: 'value',
-    valueName: 'URL',
-    description:
-      'Environment registry (http(s)://…) to ask for a Noise connect bundle; needs --environment-id',
-  },
-  {
-    name: 'environment-id',
-    kind: 'value',
-    valueName: 'ID',
-    description: 'Environment to run on, as registered with --registry',
-  },
-  {
-    name: 'token-env',
-    kind: 'value',
-    valueName: 'NAME',
-    description: 'Variable holding the registry bearer token (default CODEX_API_KEY)',
-  },
+  ...TARGET_OPTIONS,
   {
     name: 'tty',
     kind: 'flag',
@@ -77,6 +53,7 @@ Examples:
   execrx run -- uname -a
   execrx run --url ws://127.0.0.1:4321 --cwd /tmp --env DEBUG=1 -- sh -c 'ls; echo $DEBUG'
   CODEX_API_KEY=secret execrx run --registry http://127.0.0.1:8080 --environment-id dev -- ls
+  execrx run --environment devbox -- ls    # [[environments]] id = "devbox" in $CODEX_HOME/environments.toml
   printf 'one\\ntwo\\n' | execrx run -- head -n 1`;
 
 export const runCommand: Command = {
@@ -109,7 +86,7 @@ function toRunRequest(parsed: ReturnType<typeof parseOptions>): RunRequest {
     throw new UsageError(`--inherit-env expects all, core or none, got \`${inherit}\``, 'run');
   }
   return {
-    target: toRunTarget(parsed),
+    target: toEndpointTarget(parsed, 'run'),
     tty: parsed.flags.has('tty'),
     cwd: parsed.values.get('cwd'),
     env,
@@ -117,36 +94,4 @@ function toRunRequest(parsed: ReturnType<typeof parseOptions>): RunRequest {
     pipeStdin: !parsed.flags.has('no-stdin'),
     argv: parsed.rest,
   };
-}
-
-function toRunTarget(parsed: ReturnType<typeof parseOptions>): RunTarget {
-  const url = parsed.values.get('url');
-  const registryUrl = parsed.values.get('registry');
-  const environmentId = parsed.values.get('environment-id');
-  const tokenEnv = parsed.values.get('token-env');
-  if (url !== undefined && registryUrl !== undefined) {
-    throw new UsageError('--url and --registry exclude each other', 'run');
-  }
-  if (registryUrl === undefined) {
-    if (environmentId !== undefined || tokenEnv !== undefined) {
-      throw new UsageError('--environment-id and --token-env need --registry', 'run');
-    }
-    if (url === undefined) return { kind: 'embedded' };
-    if (!/^wss?:\/\//.test(url)) {
-      throw new UsageError(`--url expects ws://HOST:PORT or wss://…, got \`${url}\``, 'run');
-    }
-    return { kind: 'url', url };
-  }
-  if (!/^https?:\/\//.test(registryUrl)) {
-    throw new UsageError(`--registry expects http(s)://HOST[:PORT], got \`${registryUrl}\``, 'run');
-  }
-  if (environmentId === undefined || environmentId.trim() === '') {
-    throw new UsageError('--registry needs --environment-id', 'run');
-  }
-  const variable = tokenEnv ?? 'CODEX_API_KEY';
-  const token = process.env[variable] ?? '';
-  if (token.trim() === '') {
-    throw new UsageError(`--registry needs a bearer token in the ${variable} variable`, 'run');
-  }
-  return { kind: 'registry', registryUrl, environmentId, token };
 }

@@ -5,36 +5,20 @@
 import { posix } from 'node:path';
 import { firstValueFrom, type Subscription } from 'rxjs';
 import type { ExecServerClient, ProcessHandle } from '../client/index.js';
-import { ConnectionAttemptError, LazyRemoteExecServerClient } from '../environment/index.js';
+import { ConnectionAttemptError } from '../environment/index.js';
 import type { ExecEnvPolicy } from '../protocol/process.js';
 import { fileUriToPath } from '../protocol/pathUri.js';
 import type { CliStreams } from './command.js';
-import {
-  registryEndpoint,
-  remoteEndpoint,
-  startEmbeddedEndpoint,
-  type Endpoint,
-} from './endpoint.js';
+import { openEndpoint, type Endpoint, type EndpointTarget } from './endpoint.js';
 import { forwardStdin } from './forwardStdin.js';
 import { statusLine, type StatusLine } from './statusLine.js';
 
 const EXIT_INTERRUPTED = 130;
 const EXIT_TERMINATED = 143;
 
-/** Where a run goes: a ws:// executor, a registry's environment, or an embedded executor. */
-export type RunTarget =
-  | { readonly kind: 'url'; readonly url: string }
-  | {
-      readonly kind: 'registry';
-      readonly registryUrl: string;
-      readonly environmentId: string;
-      readonly token: string;
-    }
-  | { readonly kind: 'embedded' };
-
 /** A parsed `execrx run` command line. */
 export interface RunRequest {
-  readonly target: RunTarget;
+  readonly target: EndpointTarget;
   readonly tty: boolean;
   readonly cwd: string | undefined;
   readonly env: Record<string, string>;
@@ -45,7 +29,7 @@ export interface RunRequest {
 
 /** Runs `request` and resolves with the exit status for our own process. */
 export async function runProcess(request: RunRequest, streams: CliStreams): Promise<number> {
-  const endpoint = await openEndpoint(request.target);
+  const endpoint = await openEndpoint(request.target, 'run');
   try {
     return await runOn(endpoint, request, streams);
   } catch (error) {
@@ -67,7 +51,7 @@ async function runOn(
     status.show(`connecting to ${endpoint.label}…`);
     // The environment layer connects, resumes the session after a transport loss (within
     // 25 s, retrying retryable errors), and fails it when that is impossible.
-    const environment = new LazyRemoteExecServerClient(endpoint.params);
+    const environment = endpoint.open();
     const client = await interrupts
       .race(firstValueFrom(environment.get()))
       .catch((error: unknown) => {
@@ -111,19 +95,6 @@ async function runOn(
   } finally {
     status.clear();
     interrupts.dispose();
-  }
-}
-
-function openEndpoint(target: RunTarget): Promise<Endpoint> {
-  switch (target.kind) {
-    case 'url':
-      return Promise.resolve(remoteEndpoint(target.url));
-    case 'registry':
-      return Promise.resolve(
-        registryEndpoint(target.registryUrl, target.environmentId, target.token),
-      );
-    case 'embedded':
-      return startEmbeddedEndpoint();
   }
 }
 

@@ -8,4 +8,5 @@ export { warmUpExecutor } from './warmUp.js';
 export type { WarmUpOptions, WarmUpReport } from './warmUp.js';
 export { environmentInfo, EXECUTOR_CAPABILITIES } from './environmentInfo.js';
 export type { EnvironmentInfo } from './environmentInfo.js';
+export { startLocalExecutor, type LocalExecutor } from './localExecutor.js';
 export * from './relay/index.js';

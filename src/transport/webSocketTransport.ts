@@ -14,7 +14,9 @@ import {
 } from '../protocol/errors.js';
 import { deadlineScheduler } from './deadlineScheduler.js';
 import { DirectSubject } from './directSubject.js';
+import { validateWebSocketHeaders } from './webSocketHeaders.js';
 import { webSocketMessageText } from './webSocketMessageText.js';
+import { proxiedConnection, type WebSocketTlsOptions } from './webSocketProxy.js';
 import { errorMessage } from './errorMessage.js';
 import { formatDuration } from './formatDuration.js';
 import type { Transport } from './transport.js';
@@ -34,8 +36,16 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export interface WebSocketConnectOptions {
   /** Deadline for the opening handshake. Default 10 s. */
   connectTimeoutMs?: number;
-  /** Extra HTTP headers on the upgrade request (e.g. authorization). No `Origin` is ever sent. */
+  /**
+   * Extra HTTP headers on the upgrade request (e.g. authorization). Handshake headers (Host,
+   * Connection, Upgrade, Content-Length, Transfer-Encoding, Sec-WebSocket-*) and `Origin` are
+   * refused with ProtocolError before anything is sent.
+   */
   headers?: Record<string, string>;
+  /** TLS settings for `wss://` (trusted CAs, client certificate, SNI name). */
+  tls?: WebSocketTlsOptions;
+  /** Connect through this HTTP proxy (`http://[user:password@]host:port`, CONNECT tunnel). */
+  proxy?: string;
   /** Largest inbound message accepted; a bigger one drops the connection. Default: `ws` default (100 MiB). */
   maxPayloadBytes?: number;
   /** Scheduler for the connect deadline (tests pass a TestScheduler). */
@@ -63,10 +73,26 @@ export function connectWebSocket(
   return new Observable<Transport>((subscriber) => {
     let socket: WebSocket;
     try {
+      if (options.headers !== undefined) validateWebSocketHeaders(options.headers);
+    } catch (error) {
+      subscriber.error(error);
+      return undefined;
+    }
+    try {
       socket = new WebSocket(url, {
         headers: options.headers,
         perMessageDeflate: false,
         ...(options.maxPayloadBytes === undefined ? {} : { maxPayload: options.maxPayloadBytes }),
+        ...options.tls,
+        ...(options.proxy === undefined
+          ? {}
+          : {
+              createConnection: proxiedConnection(
+                options.proxy,
+                url.startsWith('wss:'),
+                options.tls,
+              ) as unknown as WebSocket.ClientOptions['createConnection'],
+            }),
       });
     } catch (error) {
       subscriber.error(

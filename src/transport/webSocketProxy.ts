@@ -1,0 +1,90 @@
+/**
+ * Reaching a WebSocket server through an HTTP proxy: an HTTP `CONNECT host:port` tunnel
+ * (credentials from the proxy URL's user info go in `Proxy-Authorization: Basic`), then TLS
+ * inside the tunnel for `wss://`. Guarded by spec/transport/webSocketConnectOptions.spec.ts.
+ */
+import { request, type ClientRequestArgs } from 'node:http';
+import type { Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import type { Duplex } from 'node:stream';
+
+/** TLS settings of a `wss://` connection (Node's `tls.connect` options). */
+export interface WebSocketTlsOptions {
+  /** Trusted certificate authorities (PEM), replacing the system roots. */
+  readonly ca?: string | Buffer | Array<string | Buffer>;
+  /** Client certificate and key (PEM) for servers that ask for one. */
+  readonly cert?: string | Buffer;
+  readonly key?: string | Buffer;
+  /** Server name sent in SNI and checked against the certificate; default the URL host. */
+  readonly servername?: string;
+  /** Default true. False accepts any certificate: for tests only. */
+  readonly rejectUnauthorized?: boolean;
+}
+
+type ConnectionCallback = (error: Error | null, socket?: Duplex) => void;
+
+/**
+ * A `createConnection` for `ws` / `http.request` that opens each connection through the
+ * HTTP proxy `proxyUrl` (`http://[user:password@]host:port`). Errors (a refused CONNECT, a
+ * proxy that cannot be reached) go to the callback, so they fail the connect attempt.
+ */
+export function proxiedConnection(
+  proxyUrl: string,
+  secure: boolean,
+  tls: WebSocketTlsOptions = {},
+): (options: ClientRequestArgs, callback: ConnectionCallback) => undefined {
+  const proxy = new URL(proxyUrl);
+  if (proxy.protocol !== 'http:') {
+    throw new TypeError(`proxy \`${proxyUrl}\` must be an http:// URL`);
+  }
+  const authorization =
+    proxy.username === ''
+      ? undefined
+      : `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`;
+  return (options, callback) => {
+    const host = String(options.host ?? options.hostname ?? 'localhost');
+    const target = `${host.includes(':') ? `[${host}]` : host}:${options.port}`;
+    const tunnel = request({
+      host: proxy.hostname.replace(/^\[|\]$/g, ''),
+      port: proxy.port === '' ? 80 : Number(proxy.port),
+      method: 'CONNECT',
+      path: target,
+      headers: { host: target, ...(authorization ? { 'proxy-authorization': authorization } : {}) },
+    });
+    let settled = false;
+    const settle = (error: Error | null, socket?: Duplex): void => {
+      if (settled) return;
+      settled = true;
+      callback(error, socket);
+    };
+    tunnel.once('connect', (response, socket: Socket) => {
+      if (response.statusCode !== 200) {
+        socket.destroy();
+        settle(
+          new Error(`proxy ${proxy.host} refused CONNECT ${target}: HTTP ${response.statusCode}`),
+        );
+        return;
+      }
+      if (!secure) {
+        settle(null, socket);
+        return;
+      }
+      const tlsOptions: ConnectionOptions = {
+        socket,
+        servername: tls.servername ?? (/^[\d.:]+$/.test(host) ? undefined : host),
+        ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+        ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+        ...(tls.key === undefined ? {} : { key: tls.key }),
+        ...(tls.rejectUnauthorized === undefined
+          ? {}
+          : { rejectUnauthorized: tls.rejectUnauthorized }),
+      };
+      settle(null, tlsConnect(tlsOptions));
+    });
+    tunnel.once('error', (error) =>
+      settle(new Error(`cannot reach proxy ${proxy.host}: ${error.message}`)),
+    );
+    tunnel.end();
+    return undefined;
+  };
+}
