@@ -7,29 +7,5 @@
  * the rendezvous and the wire schemas live at `execrx/server`, `execrx/rendezvous` and
  * `execrx/protocol`.
  */
-export * from './protocol/errors.js';
-export * from './environment/index.js';
-export * from './client/index.js';
-export type { Transport, TransportFactory } from './transport/transport.js';
-export {
-  connectWebSocket,
-  fromWebSocket,
-  type WebSocketConnectOptions,
-} from './transport/webSocketTransport.js';
+export * from './isomorphic.js';
 export { fromStdio, spawnStdioTransport } from './transport/stdioTransport.js';
-export {
-  connectNoiseHarness,
-  type NoiseHarnessOptions,
-} from './transport/noiseHarnessTransport.js';
-export {
-  NoiseChannelIdentity,
-  NoiseChannelPublicKey,
-  type NoiseChannelPublicKeyJson,
-} from './noise/index.js';
-export {
-  EnvironmentRegistryClient,
-  RegistryConnectProvider,
-  isRetryableRegistryError,
-  type NoiseRendezvousConnectBundle,
-  type NoiseRendezvousConnectProvider,
-} from './registry/index.js';

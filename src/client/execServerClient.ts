@@ -13,7 +13,7 @@ import {
   timeout,
   type SchedulerLike,
 } from 'rxjs';
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../platform/index.js';
 import {
   ConnectError,
   DisconnectedError,

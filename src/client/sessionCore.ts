@@ -58,6 +58,7 @@ import {
   ProcessTerminateResult,
 } from '../protocol/process.js';
 import { RpcConnection } from '../rpc/rpcConnection.js';
+import { utf8ByteLength } from '../platform/index.js';
 import { deadlineScheduler } from '../transport/deadlineScheduler.js';
 import { formatDuration } from '../transport/formatDuration.js';
 import type { Transport } from '../transport/transport.js';
@@ -655,13 +656,13 @@ export class SessionCore {
 }
 
 function isValidPolicyRequest(request: NetworkPolicyRequestParams): boolean {
-  const processIdBytes = Buffer.byteLength(request.processId, 'utf8');
+  const processIdBytes = utf8ByteLength(request.processId);
   const host = request.request.host;
   return (
     processIdBytes > 0 &&
     processIdBytes <= MAX_POLICY_PROCESS_ID_BYTES &&
     host.length > 0 &&
-    Buffer.byteLength(host, 'utf8') <= MAX_POLICY_HOST_BYTES &&
+    utf8ByteLength(host) <= MAX_POLICY_HOST_BYTES &&
     !/[\s\p{Cc}]/u.test(host)
   );
 }
@@ -669,7 +670,7 @@ function isValidPolicyRequest(request: NetworkPolicyRequestParams): boolean {
 function sanitizeDecision(decision: NetworkPolicyDecision): NetworkPolicyDecision {
   if (decision.type === 'allow') return decision;
   const reason = decision.reason;
-  if (Buffer.byteLength(reason, 'utf8') > MAX_POLICY_REASON_BYTES || /\p{Cc}/u.test(reason)) {
+  if (utf8ByteLength(reason) > MAX_POLICY_REASON_BYTES || /\p{Cc}/u.test(reason)) {
     return { type: decision.type, reason: 'not_allowed' };
   }
   return decision;

@@ -1,0 +1,20 @@
+export { platform } from './selected.js';
+export {
+  WEBSOCKET_CLOSED,
+  WEBSOCKET_CLOSING,
+  WEBSOCKET_CONNECTING,
+  WEBSOCKET_OPEN,
+  type Platform,
+  type PlatformCrypto,
+  type PlatformWebSocket,
+  type WebSocketData,
+  type WebSocketEvents,
+  type WebSocketOpenOptions,
+} from './platform.js';
+
+import { platform } from './selected.js';
+
+/** `platform.randomUUID`, importable on its own. */
+export const randomUUID = (): string => platform.randomUUID();
+/** `platform.utf8ByteLength`, importable on its own. */
+export const utf8ByteLength = (text: string): number => platform.utf8ByteLength(text);
