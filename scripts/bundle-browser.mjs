@@ -11,6 +11,7 @@
  * Usage: `node scripts/bundle-browser.mjs [packageDir]`; `bundleBrowser(options)` for the bench.
  */
 import { build } from 'esbuild';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -55,6 +56,18 @@ async function main() {
       minify: true,
     }),
   );
+  const page = join(dist, 'console');
+  await build(
+    browserBuildOptions(join(src, 'console/page/main.ts'), join(page, 'console.js'), {
+      minify: true,
+    }),
+  );
+  await mkdir(page, { recursive: true });
+  const xtermCss = join(packageDir, 'node_modules/@xterm/xterm/css/xterm.css');
+  await copyFile(xtermCss, join(page, 'xterm.css'));
+  for (const file of ['index.html', 'console.css']) {
+    await copyFile(join(src, 'console/page', file), join(page, file));
+  }
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

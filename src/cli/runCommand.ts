@@ -7,7 +7,8 @@ import { formatOptions, parseOptions, type OptionSpec } from './parseOptions.js'
 import type { RunRequest, RunTarget } from './runProcess.js';
 import { UsageError } from './usageError.js';
 
-const OPTIONS: readonly OptionSpec[] = [
+/** Where to run: shared with `execrx console`. */
+export const TARGET_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'url',
     kind: 'value',
@@ -34,6 +35,10 @@ const OPTIONS: readonly OptionSpec[] = [
     valueName: 'NAME',
     description: 'Variable holding the registry bearer token (default CODEX_API_KEY)',
   },
+];
+
+const OPTIONS: readonly OptionSpec[] = [
+  ...TARGET_OPTIONS,
   {
     name: 'tty',
     kind: 'flag',
@@ -119,34 +124,41 @@ function toRunRequest(parsed: ReturnType<typeof parseOptions>): RunRequest {
   };
 }
 
-function toRunTarget(parsed: ReturnType<typeof parseOptions>): RunTarget {
+/** The executor of a command line's --url / --registry options (`run`, `console`). */
+export function toRunTarget(
+  parsed: ReturnType<typeof parseOptions>,
+  command: 'run' | 'console' = 'run',
+): RunTarget {
   const url = parsed.values.get('url');
   const registryUrl = parsed.values.get('registry');
   const environmentId = parsed.values.get('environment-id');
   const tokenEnv = parsed.values.get('token-env');
   if (url !== undefined && registryUrl !== undefined) {
-    throw new UsageError('--url and --registry exclude each other', 'run');
+    throw new UsageError('--url and --registry exclude each other', command);
   }
   if (registryUrl === undefined) {
     if (environmentId !== undefined || tokenEnv !== undefined) {
-      throw new UsageError('--environment-id and --token-env need --registry', 'run');
+      throw new UsageError('--environment-id and --token-env need --registry', command);
     }
     if (url === undefined) return { kind: 'embedded' };
     if (!/^wss?:\/\//.test(url)) {
-      throw new UsageError(`--url expects ws://HOST:PORT or wss://…, got \`${url}\``, 'run');
+      throw new UsageError(`--url expects ws://HOST:PORT or wss://…, got \`${url}\``, command);
     }
     return { kind: 'url', url };
   }
   if (!/^https?:\/\//.test(registryUrl)) {
-    throw new UsageError(`--registry expects http(s)://HOST[:PORT], got \`${registryUrl}\``, 'run');
+    throw new UsageError(
+      `--registry expects http(s)://HOST[:PORT], got \`${registryUrl}\``,
+      command,
+    );
   }
   if (environmentId === undefined || environmentId.trim() === '') {
-    throw new UsageError('--registry needs --environment-id', 'run');
+    throw new UsageError('--registry needs --environment-id', command);
   }
   const variable = tokenEnv ?? 'CODEX_API_KEY';
   const token = process.env[variable] ?? '';
   if (token.trim() === '') {
-    throw new UsageError(`--registry needs a bearer token in the ${variable} variable`, 'run');
+    throw new UsageError(`--registry needs a bearer token in the ${variable} variable`, command);
   }
   return { kind: 'registry', registryUrl, environmentId, token };
 }
