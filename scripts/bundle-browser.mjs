@@ -19,9 +19,12 @@ import { fileURLToPath } from 'node:url';
 export const browserPlatformPlugin = {
   name: 'execrx-browser-platform',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /[/\\]selected\.js$/ }, (args) => {
+    pluginBuild.onResolve({ filter: /[/\\]selected(Crypto)?\.js$/ }, (args) => {
       if (!/[/\\]src[/\\]platform$/.test(args.resolveDir)) return undefined;
-      return { path: join(args.resolveDir, 'selectedBrowser.ts') };
+      const browserFile = args.path.includes('selectedCrypto')
+        ? 'selectedCryptoBrowser.ts'
+        : 'selectedBrowser.ts';
+      return { path: join(args.resolveDir, browserFile) };
     });
     // Guard: nothing browser-bound may pull in ws (its browser stub throws at run time).
     pluginBuild.onResolve({ filter: /^ws$/ }, (args) => ({
@@ -73,4 +76,3 @@ async function main() {
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   await main();
 }
-

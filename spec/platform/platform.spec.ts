@@ -2,8 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { STATUS_CODES as NODE_STATUS_CODES } from 'node:http';
 import { browserPlatform } from '../../src/platform/browser/browserPlatform.js';
+import { nodeCrypto } from '../../src/platform/node/nodeCrypto.js';
 import { nodePlatform } from '../../src/platform/node/nodePlatform.js';
-import { platform } from '../../src/platform/index.js';
+import { nobleCrypto } from '../../src/platform/noble/nobleCrypto.js';
+import { platform, platformCrypto } from '../../src/platform/index.js';
 import { STATUS_CODES } from '../../src/registry/errors.js';
 
 /** Plain arrays, so a Buffer and a Uint8Array with the same bytes compare equal. */
@@ -12,6 +14,7 @@ const plain = (bytes: Uint8Array): number[] => [...bytes];
 describe('platform seam', () => {
   it('is the Node implementation outside the browser bundle', () => {
     expect(platform).toBe(nodePlatform);
+    expect(platformCrypto).toBe(nodeCrypto);
   });
 
   it('browser and Node agree on UTF-8 for any string, lone surrogates included', () => {
@@ -44,8 +47,8 @@ describe('platform seam', () => {
   });
 
   it('browser (noble) and Node (OpenSSL) crypto give the same bytes', () => {
-    const n = nodePlatform.crypto;
-    const b = browserPlatform.crypto;
+    const n = nodeCrypto;
+    const b = nobleCrypto;
     fc.assert(
       fc.property(
         fc.uint8Array({ minLength: 32, maxLength: 32 }),

@@ -25,7 +25,7 @@ import {
   sampleNttFrom,
   subtractFromPolynomial,
 } from './mlkemRing.js';
-import { platform } from '../platform/index.js';
+import { platform, platformCrypto } from '../platform/index.js';
 
 /**
  * ML-KEM-768 (FIPS 203) with its hash functions from the platform seam (on Node OpenSSL's
@@ -94,7 +94,7 @@ function clearScratch(): void {
 
 /** H: SHA3-256. */
 function sha3_256(bytes: Uint8Array): Uint8Array {
-  return platform.crypto.sha3_256(bytes);
+  return platformCrypto.sha3_256(bytes);
 }
 
 const gInput = new Uint8Array(64);
@@ -103,7 +103,7 @@ const gInput = new Uint8Array(64);
 function sha3_512(a: Uint8Array, b: Uint8Array): Uint8Array {
   gInput.set(a, 0);
   gInput.set(b, 32);
-  const digest = platform.crypto.sha3_512(gInput.subarray(0, 32 + b.length));
+  const digest = platformCrypto.sha3_512(gInput.subarray(0, 32 + b.length));
   gInput.fill(0);
   return digest;
 }
@@ -116,7 +116,7 @@ function samplePrfCbd2(
   offset: number,
 ): void {
   seedAndNonce[32] = nonce;
-  const bytes = platform.crypto.shake256(128, seedAndNonce);
+  const bytes = platformCrypto.shake256(128, seedAndNonce);
   samplePolyCbd2(bytes, f, offset);
   bytes.fill(0);
 }
@@ -134,13 +134,13 @@ function sampleMatrix(rho: Uint8Array, aHat: Int16Array): Int16Array {
       input[33] = i;
       const offset = N * (K * i + j);
       let length = SAMPLE_NTT_FIRST_SQUEEZE;
-      let stream = platform.crypto.shake128(input, length);
+      let stream = platformCrypto.shake128(input, length);
       let filled = sampleNttFrom(stream, 0, aHat, offset, 0);
       // Rare shortfall: squeeze a longer stream (same prefix) and resume where we stopped.
       while (filled < N) {
         const consumed = length;
         length *= 2;
-        stream = platform.crypto.shake128(input, length);
+        stream = platformCrypto.shake128(input, length);
         filled = sampleNttFrom(stream, consumed, aHat, offset, filled);
       }
     }
@@ -380,7 +380,7 @@ export function nodeMlKem768Decapsulate(cipherText: Uint8Array, secretKey: Uint8
   const kr = sha3_512(m, key.publicKey.publicKeyHash);
   const reencrypted = scratchCipherText;
   encrypt(key.publicKey, m, kr.subarray(32, 64), reencrypted);
-  const rejection = platform.crypto.shake256(32, key.z, cipherText);
+  const rejection = platformCrypto.shake256(32, key.z, cipherText);
   let difference = 0;
   for (let i = 0; i < MLKEM768_CIPHERTEXT_LENGTH; i++) {
     difference |= cipherText[i]! ^ reencrypted[i]!;

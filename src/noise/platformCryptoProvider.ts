@@ -1,4 +1,4 @@
-import { platform } from '../platform/index.js';
+import { platform, platformCrypto } from '../platform/index.js';
 import type { NoiseCryptoProvider } from './cryptoProvider.js';
 import {
   nodeMlKem768Decapsulate,
@@ -12,7 +12,7 @@ import {
  * 203 in TypeScript over the platform's SHA-3 and SHAKE).
  */
 export const platformCryptoProvider: NoiseCryptoProvider = {
-  ...platform.crypto,
+  ...platformCrypto,
   name: platform.name,
   mlkem768KeyPair: nodeMlKem768KeyPair,
   mlkem768Encapsulate: nodeMlKem768Encapsulate,

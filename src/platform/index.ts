@@ -1,4 +1,5 @@
 export { platform } from './selected.js';
+export { platformCrypto } from './selectedCrypto.js';
 export {
   WEBSOCKET_CLOSED,
   WEBSOCKET_CLOSING,

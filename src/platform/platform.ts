@@ -4,8 +4,9 @@
  * the rest of `src/`, and `protocol` … `environment` reach the runtime only through it (the
  * `no-restricted-imports` rule in eslint.config.js keeps `node:` modules and `ws` out of those
  * folders). The implementation is chosen once, when the module graph is built: `selected.ts`
- * names the Node one, and the browser bundle (scripts/bundle-browser.mjs) resolves that file
- * to `selectedBrowser.ts` instead. spec/platform/platform.spec.ts holds both to one contract.
+ * and `selectedCrypto.ts` name the Node ones, and the browser bundle
+ * (scripts/bundle-browser.mjs) resolves them to `selectedBrowser.ts` and
+ * `selectedCryptoBrowser.ts` instead. spec/platform/platform.spec.ts holds both to one contract.
  */
 
 /** Synchronous primitives (the Noise handshake and records are synchronous). */
@@ -100,9 +101,12 @@ export interface WebSocketOpenOptions {
   maxPayload?: number;
 }
 
+/**
+ * Everything but the crypto primitives, which are `platformCrypto` (a separate module, so a
+ * bundle without Noise leaves them out).
+ */
 export interface Platform {
   readonly name: 'node' | 'browser';
-  readonly crypto: PlatformCrypto;
   /** A lowercase random (v4) UUID. */
   randomUUID(): string;
 

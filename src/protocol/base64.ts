@@ -3,7 +3,7 @@
  * string in standard base64 with padding (RFC 4648 alphabet `+/`, spec/protocol.md §2.5).
  */
 import { platform } from '../platform/index.js';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Alphabet and trailing padding only; together with a length that is a multiple of 4 this is

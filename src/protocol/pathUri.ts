@@ -6,7 +6,7 @@
  */
 import { concatBytes } from '../platform/bytes.js';
 import { platform } from '../platform/index.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ExecServerError } from './errors.js';
 
 /** A path URI could not be built or understood. The message says which part was wrong. */

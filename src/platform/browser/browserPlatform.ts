@@ -3,7 +3,6 @@
  * WebCrypto and `@noble/*` for the synchronous primitives. Also runs on Node (the specs hold
  * it to the Node platform's results), except `openWebSocket` where there is no global one.
  */
-import { nobleCrypto } from '../noble/nobleCrypto.js';
 import type { Platform } from '../platform.js';
 import { BrowserWebSocket } from './browserWebSocket.js';
 
@@ -58,7 +57,6 @@ function utf8ByteLength(text: string): number {
 
 export const browserPlatform: Platform = {
   name: 'browser',
-  crypto: nobleCrypto,
   randomUUID: () => globalThis.crypto.randomUUID(),
 
   utf8Encode: (text) => encoder.encode(text),

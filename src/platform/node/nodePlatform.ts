@@ -3,7 +3,6 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import type { Platform, PlatformWebSocket } from '../platform.js';
-import { nodeCrypto } from './nodeCrypto.js';
 
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes)
@@ -23,7 +22,6 @@ interface Unrefable {
 
 export const nodePlatform: Platform = {
   name: 'node',
-  crypto: nodeCrypto,
   randomUUID: () => randomUUID(),
 
   utf8Encode: (text) => plain(Buffer.from(text, 'utf8')),
