@@ -53,14 +53,20 @@ async function waitForText(locator: Locator, text: string | RegExp): Promise<voi
   await locator.filter({ hasText: text }).waitFor({ timeout: UI_WAIT_MS });
 }
 
+/** `execrx console` with `args`, its page open in Chromium and connected. */
+async function openConnectedConsole(args: readonly string[] = []): Promise<Page> {
+  const { url } = await startConsole(args);
+  const { page } = browser;
+  await page.goto(url);
+  await waitForText(connection(page), /^Connected/);
+  return page;
+}
+
 describe('execrx console (Chromium)', () => {
   it(
     'connects to the embedded executor, runs echo and shows its output and `exit 0`',
     async () => {
-      const { url } = await startConsole();
-      const { page } = browser;
-      await page.goto(url);
-      await waitForText(connection(page), /^Connected/);
+      const page = await openConnectedConsole();
       await run(page, 'echo hello from the browser');
       await waitForText(page.getByText('exit 0', { exact: true }), 'exit 0');
       expect(await outputLog(page).textContent()).toBe('hello from the browser\n');
@@ -73,10 +79,7 @@ describe('execrx console (Chromium)', () => {
   it(
     'interrupts a process that keeps printing (exit 130), and keeps earlier processes beside it',
     async () => {
-      const { url } = await startConsole();
-      const { page } = browser;
-      await page.goto(url);
-      await waitForText(connection(page), /^Connected/);
+      const page = await openConnectedConsole();
       await run(page, 'echo first');
       await waitForText(page.getByText('exit 0', { exact: true }), 'exit 0');
       await run(page, 'i=0; while true; do echo "line $i"; i=$((i+1)); sleep 0.05; done');
@@ -93,10 +96,7 @@ describe('execrx console (Chromium)', () => {
   it(
     'runs an interactive 80x24 terminal that takes keyboard input',
     async () => {
-      const { url } = await startConsole();
-      const { page } = browser;
-      await page.goto(url);
-      await waitForText(connection(page), /^Connected/);
+      const page = await openConnectedConsole();
       await page.getByRole('checkbox', { name: /Terminal/ }).check();
       await run(page, 'stty size; read line; echo "got:$line"');
       await waitForText(outputLog(page), '24 80');
@@ -116,10 +116,7 @@ describe('execrx console (Chromium)', () => {
       try {
         mkdirSync(join(dir, 'sub'));
         writeFileSync(join(dir, 'notes.txt'), 'seen through the console\n');
-        const { url } = await startConsole();
-        const { page } = browser;
-        await page.goto(url);
-        await waitForText(connection(page), /^Connected/);
+        const page = await openConnectedConsole();
         await page.getByRole('textbox', { name: 'Path' }).fill(dir);
         await page.getByRole('button', { name: 'List' }).click();
         const directory = page.getByRole('list', { name: 'Directory' });

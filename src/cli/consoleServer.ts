@@ -15,25 +15,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer, type RawData } from 'ws';
 
-/** How the page connects: through the pass-through, or to a registry (Noise, end to end). */
+/** An environment the page looks up in a registry and reaches over Noise, end to end. */
+export interface RegistryTarget {
+  readonly kind: 'registry';
+  readonly registryUrl: string;
+  readonly environmentId: string;
+  readonly token: string;
+}
+
+/** How the page connects: through the pass-through to `url`, or to a registry. */
 export type ConsoleTarget =
-  | { readonly kind: 'executor'; readonly url: string; readonly label: string }
-  | {
-      readonly kind: 'registry';
-      readonly registryUrl: string;
-      readonly environmentId: string;
-      readonly token: string;
-    };
+  { readonly kind: 'executor'; readonly url: string; readonly label: string } | RegistryTarget;
 
 /** What the page reads from its `execrx-config` script element. */
 export type ConsolePageConfig =
-  | { readonly kind: 'executor'; readonly path: string; readonly label: string }
-  | {
-      readonly kind: 'registry';
-      readonly registryUrl: string;
-      readonly environmentId: string;
-      readonly token: string;
-    };
+  { readonly kind: 'executor'; readonly path: string; readonly label: string } | RegistryTarget;
 
 export interface ConsoleServerOptions {
   readonly target: ConsoleTarget;

@@ -102,14 +102,14 @@ function checkLength(what: string, bytes: Uint8Array, length: number): void {
     throw new RangeError(`${what} must be ${length} bytes, got ${bytes.length}`);
 }
 
-function sealInto(
-  key: Uint8Array,
-  nonce: Uint8Array,
-  associatedData: Uint8Array,
-  plaintext: Uint8Array,
-  target: Uint8Array,
-  offset: number,
-): number {
+const sealInto: PlatformCrypto['aes256GcmSealInto'] = (
+  key,
+  nonce,
+  associatedData,
+  plaintext,
+  target,
+  offset,
+) => {
   const length = plaintext.length + AES_GCM_TAG_LENGTH;
   if (offset < 0 || offset + length > target.length) {
     throw new RangeError('AES-256-GCM output does not fit in the target');
@@ -125,7 +125,7 @@ function sealInto(
   target.set(body, offset);
   target.set(cipher.getAuthTag(), offset + plaintext.length);
   return length;
-}
+};
 
 /** `node:crypto` (OpenSSL) for every primitive. */
 export const nodeCrypto: PlatformCrypto = {
