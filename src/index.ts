@@ -7,33 +7,28 @@
  * the rendezvous and the wire schemas live at `execrx/server`, `execrx/rendezvous` and
  * `execrx/protocol`.
  */
-export * from './protocol/errors.js';
-export * from './environment/index.js';
-export * from './client/index.js';
-export type { Transport, TransportFactory } from './transport/transport.js';
-export {
-  connectWebSocket,
-  fromWebSocket,
-  type WebSocketConnectOptions,
-} from './transport/webSocketTransport.js';
+export * from './isomorphic.js';
 export { fromStdio, spawnStdioTransport } from './transport/stdioTransport.js';
-export { validateWebSocketHeaders } from './transport/webSocketHeaders.js';
-export type { WebSocketTlsOptions } from './transport/webSocketProxy.js';
-export { traceRequests } from './transport/tracedTransport.js';
-export * from './protocol/w3cTraceContext.js';
+
+// Node only: environments from the user's Codex setup (files, variables, stdio executors).
 export {
-  connectNoiseHarness,
-  type NoiseHarnessOptions,
-} from './transport/noiseHarnessTransport.js';
+  CodexEnvironments,
+  readCodexSetup,
+  REMOTE_ENVIRONMENT_ID,
+  type CodexEnvironment,
+  type CodexSetup,
+  type CodexSetupEnvironment,
+  type CodexSetupOptions,
+  type OpenCodexEnvironmentsOptions,
+} from './environment/codexSetup.js';
 export {
-  NoiseChannelIdentity,
-  NoiseChannelPublicKey,
-  type NoiseChannelPublicKeyJson,
-} from './noise/index.js';
+  parseEnvironmentsToml,
+  type StdioCommandParams,
+  type EnvironmentsTomlConfig,
+} from './environment/environmentsToml.js';
 export {
-  EnvironmentRegistryClient,
-  RegistryConnectProvider,
-  isRetryableRegistryError,
-  type NoiseRendezvousConnectBundle,
-  type NoiseRendezvousConnectProvider,
-} from './registry/index.js';
+  SingleSessionEnvironment,
+  localEnvironment,
+  stdioCommandEnvironment,
+  type LocalExecutorConnector,
+} from './environment/singleSessionEnvironment.js';

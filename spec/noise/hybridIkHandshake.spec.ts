@@ -200,7 +200,9 @@ describe('hybrid IK handshake', () => {
     const { HandshakeState } = await import('../../src/noise/handshakeState.js');
     const { HYBRID_IK_PATTERN } = await import('../../src/noise/handshakePattern.js');
     const { identityKeys } = await import('../../src/noise/identity.js');
-    const { nodeCryptoProvider } = await import('../../src/noise/nodeCryptoProvider.js');
+    const { platformCryptoProvider: nodeCryptoProvider } = await import(
+      '../../src/noise/platformCryptoProvider.js'
+    );
     const initiator = initiatorHandshake({
       identity: harness,
       responderPublicKey: executor.publicKey(),

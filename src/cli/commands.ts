@@ -2,6 +2,7 @@
 import type { Command } from './command.js';
 import { cpCommand } from './cpCommand.js';
 import { lsCommand } from './lsCommand.js';
+import { consoleCommand } from './consoleCommand.js';
 import { rendezvousCommand } from './rendezvousCommand.js';
 import { runCommand } from './runCommand.js';
 import { serveCommand } from './serveCommand.js';
@@ -12,6 +13,7 @@ export const COMMANDS: readonly Command[] = [
   lsCommand,
   serveCommand,
   rendezvousCommand,
+  consoleCommand,
 ];
 
 export function findCommand(name: string): Command | undefined {

@@ -7,16 +7,15 @@
  */
 import { of, type Observable } from 'rxjs';
 import type { ExecServerClient } from '../client/index.js';
+import { CodexEnvironments, readCodexSetup } from '../environment/codexSetup.js';
 import {
-  CodexEnvironments,
   LazyRemoteExecServerClient,
   LOCAL_ENVIRONMENT_ID,
   noiseRendezvous,
-  readCodexSetup,
-  SingleSessionEnvironment,
   webSocketUrl,
   type ExecServerTransportParams,
 } from '../environment/index.js';
+import { SingleSessionEnvironment } from '../environment/singleSessionEnvironment.js';
 import { NoiseChannelIdentity } from '../noise/index.js';
 import {
   EnvironmentRegistryClient,

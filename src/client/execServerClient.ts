@@ -4,7 +4,7 @@
  * `resume()`. The lifecycle layer above decides when to reconnect, resume, retire or fail.
  */
 import { Observable, defer, map, of, throwError, type SchedulerLike } from 'rxjs';
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../platform/index.js';
 import {
   ConnectError,
   DisconnectedError,

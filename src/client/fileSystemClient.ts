@@ -4,7 +4,7 @@
  * (`-32004`) errors with NotFoundError naming the path; other executor errors are ServerError
  * with the executor's message verbatim.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../platform/index.js';
 import {
   EMPTY,
   Observable,

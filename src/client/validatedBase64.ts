@@ -3,10 +3,10 @@
  * already validated. `decodeBase64` would run the same validating regex a second time, which
  * showed up as the largest cost of streaming process output (bench/throughput.ts).
  */
+import { platform } from '../platform/index.js';
 import type { Base64 } from '../protocol/base64.js';
 
 /** Bytes of a schema-validated standard base64 string (a view, no copy). */
 export function decodeValidatedBase64(text: Base64): Uint8Array {
-  const buffer = Buffer.from(text, 'base64');
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  return platform.base64Decode(text);
 }

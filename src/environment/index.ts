@@ -48,24 +48,3 @@ export {
   type SelectedCapabilityRoot,
 } from './provisioning.js';
 export { ProvisioningModeConflictError } from './errors.js';
-export {
-  CodexEnvironments,
-  readCodexSetup,
-  REMOTE_ENVIRONMENT_ID,
-  type CodexEnvironment,
-  type CodexSetup,
-  type CodexSetupEnvironment,
-  type CodexSetupOptions,
-  type OpenCodexEnvironmentsOptions,
-} from './codexSetup.js';
-export {
-  parseEnvironmentsToml,
-  type StdioCommandParams,
-  type EnvironmentsTomlConfig,
-} from './environmentsToml.js';
-export {
-  SingleSessionEnvironment,
-  localEnvironment,
-  stdioCommandEnvironment,
-  type LocalExecutorConnector,
-} from './singleSessionEnvironment.js';

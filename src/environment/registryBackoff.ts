@@ -3,7 +3,7 @@
  * 2 s, 4 s, then 5 s, plus a jitter in [0, base/2] derived from (key, attempt) so one session's
  * retries are reproducible while different sessions spread out.
  */
-import { createHash } from 'node:crypto';
+import { platform, platformCrypto } from '../platform/index.js';
 import {
   REGISTRY_RECOVERY_INITIAL_RETRY_INTERVAL_MS,
   REGISTRY_RECOVERY_MAX_RETRY_INTERVAL_MS,
@@ -21,7 +21,8 @@ export function registryRetryBaseDelayMs(attempt: number): number {
 /** Base delay plus a deterministic jitter in `[0, base/2]` ms. */
 export function registryRecoveryRetryDelayMs(key: string, attempt: number): number {
   const base = registryRetryBaseDelayMs(attempt);
-  const digest = createHash('sha256').update(key).update(':').update(String(attempt)).digest();
-  const jitter = digest.readUInt32BE(0) % (Math.floor(base / 2) + 1);
+  const digest = platformCrypto.sha256(platform.utf8Encode(`${key}:${attempt}`));
+  const jitter =
+    new DataView(digest.buffer, digest.byteOffset).getUint32(0) % (Math.floor(base / 2) + 1);
   return base + jitter;
 }

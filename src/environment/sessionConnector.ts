@@ -20,7 +20,7 @@ import {
   timer,
   type SchedulerLike,
 } from 'rxjs';
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../platform/index.js';
 import { ExecServerClient } from '../client/execServerClient.js';
 import { NoiseChannelPublicKey } from '../noise/publicKey.js';
 import { ConnectError, DisconnectedError, ProtocolError } from '../protocol/errors.js';

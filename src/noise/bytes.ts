@@ -1,18 +1,9 @@
 /** Small byte helpers shared by the Noise modules. */
+import { platform } from '../platform/index.js';
 
 export const EMPTY_BYTES: Uint8Array = new Uint8Array(0);
 
-export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
+export { concatBytes } from '../platform/bytes.js';
 
 /** Writes `value` (a non-negative safe integer) as an unsigned 64-bit big-endian number. */
 export function writeU64BigEndian(target: Uint8Array, offset: number, value: number): void {
@@ -44,7 +35,7 @@ export function asPlainBytes(buffer: Uint8Array): Uint8Array {
 
 /** Standard base64 with padding (what Rust's `base64::STANDARD` emits and accepts). */
 export function encodeBase64(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  return platform.base64Encode(bytes);
 }
 
 const BASE64_SHAPE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -55,7 +46,7 @@ const BASE64_SHAPE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{
  */
 export function decodeCanonicalBase64(text: string): Uint8Array | undefined {
   if (!BASE64_SHAPE.test(text)) return undefined;
-  const decoded = Buffer.from(text, 'base64');
-  if (decoded.toString('base64') !== text) return undefined;
+  const decoded = platform.base64Decode(text);
+  if (platform.base64Encode(decoded) !== text) return undefined;
   return asPlainBytes(decoded);
 }

@@ -7,20 +7,17 @@
  * key array after handing it to a provider.
  */
 
+import type { PlatformCrypto } from '../platform/index.js';
+
 /** Source of random bytes. Tests inject a deterministic one (the vectors' DummyRng). */
 export type RandomSource = (length: number) => Uint8Array;
 
-export interface NoiseCryptoProvider {
+/** The platform's primitives that the Noise channel uses (SHA-3 and SHAKE stay inside ML-KEM). */
+type NoisePrimitives = Omit<PlatformCrypto, 'sha3_256' | 'sha3_512' | 'shake128' | 'shake256'>;
+
+export interface NoiseCryptoProvider extends NoisePrimitives {
   /** Short name for diagnostics and benchmarks, e.g. `node` or `noble`. */
   readonly name: string;
-
-  /** Cryptographically secure random bytes. */
-  randomBytes(length: number): Uint8Array;
-
-  /** X25519 public key of a 32-byte private key (clamped as RFC 7748 says). */
-  x25519PublicKey(privateKey: Uint8Array): Uint8Array;
-  /** X25519 shared secret; throws when the peer key is unusable (e.g. an all-zero result). */
-  x25519SharedSecret(privateKey: Uint8Array, publicKey: Uint8Array): Uint8Array;
 
   /** ML-KEM-768 key pair from a 64-byte seed `d ‖ z` (FIPS 203 `ML-KEM.KeyGen_internal`). */
   mlkem768KeyPair(seed: Uint8Array): { publicKey: Uint8Array; secretKey: Uint8Array };
@@ -31,37 +28,4 @@ export interface NoiseCryptoProvider {
   ): { cipherText: Uint8Array; sharedSecret: Uint8Array };
   /** Decapsulates with the 2400-byte secret key (implicit rejection: never throws on a bad ct). */
   mlkem768Decapsulate(cipherText: Uint8Array, secretKey: Uint8Array): Uint8Array;
-
-  /** AES-256-GCM encryption; returns ciphertext ‖ 16-byte tag. */
-  aes256GcmSeal(
-    key: Uint8Array,
-    nonce: Uint8Array,
-    associatedData: Uint8Array,
-    plaintext: Uint8Array,
-  ): Uint8Array;
-  /**
-   * `aes256GcmSeal` written into `target` at `offset` (ciphertext, then the 16-byte tag), for
-   * callers that frame the ciphertext in place; returns the bytes written. `target` must not
-   * overlap `plaintext`.
-   */
-  aes256GcmSealInto(
-    key: Uint8Array,
-    nonce: Uint8Array,
-    associatedData: Uint8Array,
-    plaintext: Uint8Array,
-    target: Uint8Array,
-    offset: number,
-  ): number;
-  /** AES-256-GCM decryption of ciphertext ‖ tag; `undefined` when authentication fails. */
-  aes256GcmOpen(
-    key: Uint8Array,
-    nonce: Uint8Array,
-    associatedData: Uint8Array,
-    ciphertext: Uint8Array,
-  ): Uint8Array | undefined;
-
-  /** SHA-256 of the concatenation of `parts`. */
-  sha256(...parts: Uint8Array[]): Uint8Array;
-  /** HMAC-SHA-256 of the concatenation of `parts` under `key`. */
-  hmacSha256(key: Uint8Array, ...parts: Uint8Array[]): Uint8Array;
 }

@@ -8,7 +8,7 @@ import { NoiseHandshakeError } from './errors.js';
 import { HYBRID_IK_PATTERN } from './handshakePattern.js';
 import { HandshakeState } from './handshakeState.js';
 import { identityKeys, type NoiseChannelIdentity } from './identity.js';
-import { nodeCryptoProvider } from './nodeCryptoProvider.js';
+import { platformCryptoProvider } from './platformCryptoProvider.js';
 import {
   NoiseChannelPublicKey,
   publicKeyRawKeys,
@@ -33,7 +33,7 @@ interface CommonHandshakeOptions {
   readonly identity: NoiseChannelIdentity;
   /** Bytes from {@link prologue}; must match the peer's exactly. */
   readonly prologue: Uint8Array;
-  /** Primitives (default {@link nodeCryptoProvider}). */
+  /** Primitives (default {@link platformCryptoProvider}). */
   readonly crypto?: NoiseCryptoProvider;
   /** Randomness for ephemeral keys and encapsulations (default: the provider's CSPRNG). */
   readonly random?: RandomSource;
@@ -78,7 +78,7 @@ function defaults(options: CommonHandshakeOptions): {
   crypto: NoiseCryptoProvider;
   random: RandomSource;
 } {
-  const crypto = options.crypto ?? nodeCryptoProvider;
+  const crypto = options.crypto ?? platformCryptoProvider;
   return { crypto, random: options.random ?? ((length) => crypto.randomBytes(length)) };
 }
 

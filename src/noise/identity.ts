@@ -1,14 +1,16 @@
-import { inspect } from 'node:util';
 import { copyBytes } from './bytes.js';
 import { MLKEM768_SEED_LENGTH, X25519_KEY_LENGTH } from './constants.js';
 import type { NoiseCryptoProvider, RandomSource } from './cryptoProvider.js';
 import { NoiseKeyGenerationError } from './errors.js';
 import type { LocalKeys } from './handshakeState.js';
-import { nodeCryptoProvider } from './nodeCryptoProvider.js';
+import { platformCryptoProvider } from './platformCryptoProvider.js';
 import { NoiseChannelPublicKey, type NoiseChannelPublicKeyJson } from './publicKey.js';
 
+/** Node's `util.inspect.custom` (a registered symbol: no `node:util` import needed). */
+const INSPECT_CUSTOM = Symbol.for('nodejs.util.inspect.custom');
+
 export interface NoiseIdentityOptions {
-  /** Primitives to derive the keys with (default {@link nodeCryptoProvider}). */
+  /** Primitives to derive the keys with (default {@link platformCryptoProvider}). */
   readonly crypto?: NoiseCryptoProvider;
 }
 
@@ -45,7 +47,7 @@ export class NoiseChannelIdentity {
 
   /** A fresh identity from the CSPRNG (or the injected `random`). */
   static generate(options: NoiseIdentityGenerateOptions = {}): NoiseChannelIdentity {
-    const crypto = options.crypto ?? nodeCryptoProvider;
+    const crypto = options.crypto ?? platformCryptoProvider;
     const random = options.random ?? ((length: number) => crypto.randomBytes(length));
     return NoiseChannelIdentity.fromSecrets(
       { x25519PrivateKey: random(X25519_KEY_LENGTH), mlkem768Seed: random(MLKEM768_SEED_LENGTH) },
@@ -58,7 +60,7 @@ export class NoiseChannelIdentity {
     secrets: NoiseIdentitySecrets,
     options: NoiseIdentityOptions = {},
   ): NoiseChannelIdentity {
-    const crypto = options.crypto ?? nodeCryptoProvider;
+    const crypto = options.crypto ?? platformCryptoProvider;
     if (secrets.x25519PrivateKey.length !== X25519_KEY_LENGTH) {
       throw new NoiseKeyGenerationError(
         `the X25519 private key must be ${X25519_KEY_LENGTH} bytes`,
@@ -103,7 +105,7 @@ export class NoiseChannelIdentity {
     return `NoiseChannelIdentity(${this.#publicKey.toString()})`;
   }
 
-  [inspect.custom](): string {
+  [INSPECT_CUSTOM](): string {
     return this.toString();
   }
 

@@ -54,7 +54,11 @@ export {
   type NoiseIdentitySecrets,
 } from './identity.js';
 export { nobleCryptoProvider } from './nobleCryptoProvider.js';
-export { nodeCryptoProvider } from './nodeCryptoProvider.js';
+/** `nodeCryptoProvider` is the earlier name of `platformCryptoProvider` (still exported). */
+export {
+  platformCryptoProvider,
+  platformCryptoProvider as nodeCryptoProvider,
+} from './platformCryptoProvider.js';
 export { prologue, type NoisePrologueParts } from './prologue.js';
 export {
   NoiseChannelPublicKey,

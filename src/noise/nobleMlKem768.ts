@@ -1,4 +1,5 @@
 import { ml_kem768, type KEMPrepared } from '@noble/post-quantum/ml-kem.js';
+import { platform } from '../platform/index.js';
 import { MLKEM768_PUBLIC_KEY_LENGTH } from './constants.js';
 
 /**
@@ -21,11 +22,7 @@ const preparedBySecretKey = new WeakMap<Uint8Array, KEMPrepared>();
 const EK_OFFSET_IN_DK = 1152;
 
 function preparedForEncapsulation(publicKey: Uint8Array): KEMPrepared {
-  const cacheKey = Buffer.from(
-    publicKey.buffer,
-    publicKey.byteOffset,
-    publicKey.byteLength,
-  ).toString('latin1');
+  const cacheKey = platform.base64Encode(publicKey);
   let entry = preparedByPublicKey.get(cacheKey);
   if (entry !== undefined) {
     // Refresh recency: Map iteration order is insertion order.

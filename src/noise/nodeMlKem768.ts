@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   MLKEM768_CIPHERTEXT_LENGTH,
   MLKEM768_ENCAPSULATION_RANDOMNESS_LENGTH,
@@ -26,11 +25,11 @@ import {
   sampleNttFrom,
   subtractFromPolynomial,
 } from './mlkemRing.js';
-import { oneShotDigest } from './oneShotDigest.js';
+import { platform, platformCrypto } from '../platform/index.js';
 
 /**
- * ML-KEM-768 (FIPS 203) with its hash functions from `node:crypto` (OpenSSL's SHA3-256,
- * SHA3-512, SHAKE128 and SHAKE256) and the ring arithmetic of `mlkemRing.ts`. Byte-identical to
+ * ML-KEM-768 (FIPS 203) with its hash functions from the platform seam (on Node OpenSSL's
+ * SHA3-256, SHA3-512, SHAKE128 and SHAKE256; in browsers `@noble/hashes`) and the ring arithmetic of `mlkemRing.ts`. Byte-identical to
  * `@noble/post-quantum`'s `ml_kem768` (spec/noise/nodeMlKem768.spec.ts checks it), several
  * times faster because Keccak runs natively.
  *
@@ -95,7 +94,7 @@ function clearScratch(): void {
 
 /** H: SHA3-256. */
 function sha3_256(bytes: Uint8Array): Uint8Array {
-  return oneShotDigest('sha3-256', bytes);
+  return platformCrypto.sha3_256(bytes);
 }
 
 const gInput = new Uint8Array(64);
@@ -104,7 +103,7 @@ const gInput = new Uint8Array(64);
 function sha3_512(a: Uint8Array, b: Uint8Array): Uint8Array {
   gInput.set(a, 0);
   gInput.set(b, 32);
-  const digest = oneShotDigest('sha3-512', gInput.subarray(0, 32 + b.length));
+  const digest = platformCrypto.sha3_512(gInput.subarray(0, 32 + b.length));
   gInput.fill(0);
   return digest;
 }
@@ -117,7 +116,7 @@ function samplePrfCbd2(
   offset: number,
 ): void {
   seedAndNonce[32] = nonce;
-  const bytes = createHash('shake256', { outputLength: 128 }).update(seedAndNonce).digest();
+  const bytes = platformCrypto.shake256(128, seedAndNonce);
   samplePolyCbd2(bytes, f, offset);
   bytes.fill(0);
 }
@@ -135,13 +134,13 @@ function sampleMatrix(rho: Uint8Array, aHat: Int16Array): Int16Array {
       input[33] = i;
       const offset = N * (K * i + j);
       let length = SAMPLE_NTT_FIRST_SQUEEZE;
-      let stream = createHash('shake128', { outputLength: length }).update(input).digest();
+      let stream = platformCrypto.shake128(input, length);
       let filled = sampleNttFrom(stream, 0, aHat, offset, 0);
       // Rare shortfall: squeeze a longer stream (same prefix) and resume where we stopped.
       while (filled < N) {
         const consumed = length;
         length *= 2;
-        stream = createHash('shake128', { outputLength: length }).update(input).digest();
+        stream = platformCrypto.shake128(input, length);
         filled = sampleNttFrom(stream, consumed, aHat, offset, filled);
       }
     }
@@ -171,11 +170,7 @@ function expandPublicKey(
       `${what} must be ${MLKEM768_PUBLIC_KEY_LENGTH} bytes, got ${publicKey.length}`,
     );
   }
-  const cacheKey = Buffer.from(
-    publicKey.buffer,
-    publicKey.byteOffset,
-    publicKey.byteLength,
-  ).toString('latin1');
+  const cacheKey = platform.base64Encode(publicKey);
   const cached = expandedByPublicKey.get(cacheKey);
   if (cached !== undefined) {
     // Refresh recency: Map iteration order is insertion order.
@@ -385,10 +380,7 @@ export function nodeMlKem768Decapsulate(cipherText: Uint8Array, secretKey: Uint8
   const kr = sha3_512(m, key.publicKey.publicKeyHash);
   const reencrypted = scratchCipherText;
   encrypt(key.publicKey, m, kr.subarray(32, 64), reencrypted);
-  const rejection = createHash('shake256', { outputLength: 32 })
-    .update(key.z)
-    .update(cipherText)
-    .digest();
+  const rejection = platformCrypto.shake256(32, key.z, cipherText);
   let difference = 0;
   for (let i = 0; i < MLKEM768_CIPHERTEXT_LENGTH; i++) {
     difference |= cipherText[i]! ^ reencrypted[i]!;

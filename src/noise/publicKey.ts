@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { bytesEqual, copyBytes, decodeCanonicalBase64, encodeBase64 } from './bytes.js';
 import { MLKEM768_PUBLIC_KEY_LENGTH, NOISE_CHANNEL_SUITE, X25519_KEY_LENGTH } from './constants.js';
 import { NoisePublicKeyError } from './errors.js';

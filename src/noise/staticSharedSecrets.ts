@@ -1,4 +1,5 @@
 import type { NoiseCryptoProvider } from './cryptoProvider.js';
+import { platform } from '../platform/index.js';
 
 /**
  * The static-static X25519 secret (Noise `ss`) is the same on every handshake between two
@@ -16,9 +17,7 @@ export function staticSharedSecret(
   publicKey: Uint8Array,
 ): Uint8Array {
   let peers = secretsByPrivateKey.get(privateKey);
-  const peer = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString(
-    'latin1',
-  );
+  const peer = platform.base64Encode(publicKey);
   const known = peers?.get(peer);
   if (known !== undefined) {
     // Refresh recency: Map iteration order is insertion order.

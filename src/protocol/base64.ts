@@ -2,7 +2,8 @@
  * Byte payloads on the wire (`chunk`, `dataBase64`, `bodyBase64`, `deltaBase64`) are one JSON
  * string in standard base64 with padding (RFC 4648 alphabet `+/`, spec/protocol.md §2.5).
  */
-import { z } from 'zod';
+import { platform } from '../platform/index.js';
+import * as z from 'zod';
 
 /**
  * Alphabet and trailing padding only; together with a length that is a multiple of 4 this is
@@ -24,11 +25,7 @@ export type Base64 = z.infer<typeof Base64>;
 
 /** Encodes bytes (or a UTF-8 string) as standard padded base64. */
 export function encodeBase64(data: Uint8Array | string): Base64 {
-  const buffer =
-    typeof data === 'string'
-      ? Buffer.from(data, 'utf8')
-      : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return buffer.toString('base64');
+  return platform.base64Encode(typeof data === 'string' ? platform.utf8Encode(data) : data);
 }
 
 /** Decodes standard padded base64; throws a TypeError naming the problem on anything else. */
@@ -36,8 +33,7 @@ export function decodeBase64(text: string): Uint8Array {
   if (!isStandardBase64(text)) {
     throw new TypeError('invalid base64: expected the standard alphabet (+/) with padding');
   }
-  const buffer = Buffer.from(text, 'base64');
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  return platform.base64Decode(text);
 }
 
 /** Exact decoded length of a valid padded base64 string, without decoding it. */

@@ -2,7 +2,7 @@
  * Executor-side plugin/skill discovery (spec/protocol.md §7.10). Only the envelope is typed;
  * manifests and findings are passed through as JSON.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PathUri } from './pathUri.js';
 import { FileSystemSandboxContext } from './sandbox.js';
 

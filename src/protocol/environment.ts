@@ -5,7 +5,7 @@
  * Inbound fields that older executors omit get the defaults the upstream client applies, so
  * the parsed type is always complete.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PathUri } from './pathUri.js';
 
 /**

@@ -3,7 +3,7 @@
  * 0.169.0). Every path is a `file:` URI. `sandbox` is sent as explicit `null` when unused;
  * `followSymlinks` is omitted when absent.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Base64 } from './base64.js';
 import { PathUri } from './pathUri.js';
 import { FileSystemSandboxContext } from './sandbox.js';

@@ -1,5 +1,5 @@
 /** `http/request` and its streamed body notifications (spec/protocol.md §8). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Base64 } from './base64.js';
 
 export const HttpHeader = z.object({

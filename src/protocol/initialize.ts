@@ -1,5 +1,5 @@
 /** `initialize` / `initialized` (spec/protocol.md §4). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EnvironmentInfo } from './environment.js';
 
 export const InitializeParams = z.object({

@@ -2,7 +2,7 @@
  * The JSON-RPC envelope of the Codex dialect (spec/protocol.md §2): no `jsonrpc` member is
  * ever sent (it is tolerated on input), ids are integers or strings, no batches.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const RequestId = z.union([z.number().int(), z.string()]);
 export type RequestId = z.infer<typeof RequestId>;

@@ -2,7 +2,7 @@
  * Server→client network policy (spec/protocol.md §9.4). Only used for processes started with
  * an executor-local network proxy. Note the snake_case `protocol` enum and the `type` tag.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProcessId } from './process.js';
 
 export const NetworkProtocol = z.enum(['http', 'https_connect', 'socks5_tcp', 'socks5_udp']);

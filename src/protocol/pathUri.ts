@@ -4,7 +4,9 @@
  * anything the executor would reject (native paths, other schemes, user info, ports,
  * queries, fragments, Windows-style URIs on a POSIX host).
  */
-import { z } from 'zod';
+import { concatBytes } from '../platform/bytes.js';
+import { platform } from '../platform/index.js';
+import * as z from 'zod';
 import { ExecServerError } from './errors.js';
 
 /** A path URI could not be built or understood. The message says which part was wrong. */
@@ -34,7 +36,7 @@ const OPAQUE_PREFIX = 'file:///%00/bad/path/';
 
 function encodeSegment(segment: string): string {
   let out = '';
-  for (const byte of Buffer.from(segment, 'utf8')) {
+  for (const byte of platform.utf8Encode(segment)) {
     const char = String.fromCharCode(byte);
     out +=
       byte < 0x80 && LITERAL_PATH_BYTE.test(char)
@@ -93,16 +95,16 @@ function splitFileUri(uri: string): FileUriParts {
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/g;
 
 /** `%XX` escapes become their bytes; everything else is kept as UTF-8. */
-function percentDecodeToBytes(text: string): Buffer {
-  const parts: Buffer[] = [];
+function percentDecodeToBytes(text: string): Uint8Array {
+  const parts: Uint8Array[] = [];
   let literalStart = 0;
   for (const match of text.matchAll(PERCENT_ESCAPE)) {
-    parts.push(Buffer.from(text.slice(literalStart, match.index), 'utf8'));
-    parts.push(Buffer.of(parseInt(match[0].slice(1), 16)));
+    parts.push(platform.utf8Encode(text.slice(literalStart, match.index)));
+    parts.push(Uint8Array.of(parseInt(match[0].slice(1), 16)));
     literalStart = match.index + 3;
   }
-  parts.push(Buffer.from(text.slice(literalStart), 'utf8'));
-  return Buffer.concat(parts);
+  parts.push(platform.utf8Encode(text.slice(literalStart)));
+  return concatBytes(...parts);
 }
 
 /** The native path of a plain `file:///...` URI that needs no decoding, else undefined. */
@@ -117,9 +119,9 @@ function verbatimPath(uri: string): string | undefined {
  * `file:///home/u/a%20b.txt` → raw path bytes. Handles the executor's opaque fallback form
  * (`file:///%00/bad/path/<base64url>`) for non-UTF-8 paths.
  */
-export function fileUriToPathBytes(uri: string): Buffer {
+export function fileUriToPathBytes(uri: string): Uint8Array {
   const verbatim = verbatimPath(uri);
-  if (verbatim !== undefined) return Buffer.from(verbatim, 'latin1');
+  if (verbatim !== undefined) return platform.utf8Encode(verbatim); // ASCII only
   const { host, path } = splitFileUri(uri);
   if (host !== '' && host !== 'localhost') {
     throw new PathUriError(
@@ -128,7 +130,7 @@ export function fileUriToPathBytes(uri: string): Buffer {
   }
   const normalized = `file://${path}`;
   if (normalized.startsWith(OPAQUE_PREFIX)) {
-    return Buffer.from(normalized.slice(OPAQUE_PREFIX.length), 'base64url');
+    return platform.base64UrlDecode(normalized.slice(OPAQUE_PREFIX.length));
   }
   if (WINDOWS_DRIVE_PATH.test(path)) {
     throw new PathUriError(
@@ -146,8 +148,8 @@ export function fileUriToPath(uri: string): string {
   const verbatim = verbatimPath(uri);
   if (verbatim !== undefined) return verbatim;
   const bytes = fileUriToPathBytes(uri);
-  const text = bytes.toString('utf8');
-  if (!Buffer.from(text, 'utf8').equals(bytes)) {
+  const text = platform.utf8DecodeStrict(bytes);
+  if (text === undefined) {
     throw new PathUriError(
       `file URI \`${uri}\` names a path that is not valid UTF-8; use fileUriToPathBytes()`,
     );
@@ -160,10 +162,9 @@ export function fileUriToPath(uri: string): string {
  * executor's opaque fallback.
  */
 export function pathBytesToFileUri(path: Uint8Array): string {
-  const bytes = Buffer.from(path.buffer, path.byteOffset, path.byteLength);
-  const text = bytes.toString('utf8');
-  if (Buffer.from(text, 'utf8').equals(bytes)) return pathToFileUri(text);
-  return `${OPAQUE_PREFIX}${bytes.toString('base64url')}`;
+  const text = platform.utf8DecodeStrict(path);
+  if (text !== undefined) return pathToFileUri(text);
+  return `${OPAQUE_PREFIX}${platform.base64UrlEncode(path)}`;
 }
 
 /** True when `value` is a file: URI this host can interpret. */

@@ -5,7 +5,7 @@
  * as explicit `null` (required in the output type, tolerated absent on input);
  * `.optional()` marks a field omitted when absent.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Base64 } from './base64.js';
 import { PathUri } from './pathUri.js';
 import { FileSystemSandboxContext } from './sandbox.js';

@@ -2,7 +2,7 @@
  * Sandbox-related pass-through structures (spec/protocol.md §6.9, §7.11). The client treats
  * them as opaque JSON chosen by its caller; the executor only needs to recognise them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * `FileSystemSandboxContext`: camelCase keys outside, a snake_case permission profile inside.

@@ -4,7 +4,6 @@
  * hex flags>` (ids not all zero), `tracestate` at most 32 `key=value` members in 512 chars.
  * Guarded by spec/protocol/w3cTraceContext.spec.ts.
  */
-import { randomBytes } from 'node:crypto';
 
 export interface W3cTraceContext {
   readonly traceparent: string;
@@ -74,8 +73,13 @@ function formatTraceParent(traceId: string, parentId: string, sampled: boolean):
   return `00-${traceId}-${parentId}-${sampled ? '01' : '00'}`;
 }
 
+/** A random lowercase hex id of `bytes` bytes, never all zeros (invalid in W3C trace context). */
 function randomId(bytes: number): string {
-  let id = randomBytes(bytes).toString('hex');
-  while (/^0+$/.test(id)) id = randomBytes(bytes).toString('hex');
+  const buffer = new Uint8Array(bytes);
+  let id: string;
+  do {
+    globalThis.crypto.getRandomValues(buffer);
+    id = Array.from(buffer, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  } while (/^0+$/.test(id));
   return id;
 }

@@ -3,6 +3,8 @@
  * aborts it, and the deadline runs on an rxjs scheduler. Emits the status and body text once;
  * mapping statuses to errors is the caller's business.
  */
+import { concatBytes } from '../platform/bytes.js';
+import { platform } from '../platform/index.js';
 import { Observable, type SchedulerLike, asyncScheduler, throwError, timeout } from 'rxjs';
 import { EnvironmentRegistryRequestError } from './errors.js';
 
@@ -126,8 +128,8 @@ async function readBody(
       { cause: error },
     );
   }
-  const bytes = Buffer.concat(chunks);
-  return bytes.subarray(0, Math.min(bytes.length, limit)).toString('utf8');
+  const bytes = concatBytes(...chunks);
+  return platform.utf8Decode(bytes.subarray(0, Math.min(bytes.length, limit)));
 }
 
 function causeText(error: unknown): string {

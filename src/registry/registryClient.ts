@@ -3,6 +3,7 @@
  * for executors, `/connect` for harnesses. Every call is a cold Observable that emits once;
  * unsubscribing aborts the request.
  */
+import { platform } from '../platform/index.js';
 import { type Observable, type SchedulerLike, defer, map } from 'rxjs';
 import type { z } from 'zod';
 import type { NoiseChannelPublicKeyJson } from '../noise/index.js';
@@ -255,7 +256,7 @@ function decodeJson<T>(body: string, schema: z.ZodType<T>): T {
 
 /** `{"error":{"code","message"}}` when the body has that shape (a complete preview only). */
 function parseErrorBody(body: string): { code?: string; message?: string } | undefined {
-  if (Buffer.byteLength(body) > ERROR_BODY_PREVIEW_BYTES) return undefined;
+  if (platform.utf8ByteLength(body) > ERROR_BODY_PREVIEW_BYTES) return undefined;
   try {
     const parsed = RegistryErrorBody.safeParse(JSON.parse(body));
     const error = parsed.success ? parsed.data.error : undefined;
@@ -272,11 +273,11 @@ function parseErrorBody(body: string): { code?: string; message?: string } | und
 function preview(text: string): string | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
-  const bytes = Buffer.from(trimmed, 'utf8');
+  const bytes = platform.utf8Encode(trimmed);
   if (bytes.length <= ERROR_BODY_PREVIEW_BYTES) return trimmed;
   const suffix = ' [truncated]';
   // Decoding a cut byte string may end in U+FFFD; drop it so no broken character remains.
-  const head = bytes.subarray(0, ERROR_BODY_PREVIEW_BYTES - suffix.length).toString('utf8');
+  const head = platform.utf8Decode(bytes.subarray(0, ERROR_BODY_PREVIEW_BYTES - suffix.length));
   return `${head.replace(/\uFFFD$/, '')}${suffix}`;
 }
 

@@ -3,7 +3,7 @@
  * fields we do not use (newer registries add e.g. `transport_policy`), so response objects
  * are not strict; the public-key objects are (codex uses `deny_unknown_fields`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type NoiseChannelPublicKeyJson, noiseChannelPublicKeyJsonSchema } from '../noise/index.js';
 
 /** The only security profile codex speaks (`noise_hybrid_ik_v1`). */

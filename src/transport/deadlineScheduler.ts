@@ -8,6 +8,7 @@
  * new deadline comes due sooner; cancelling is a set delete. While no deadline is pending the
  * timer does not hold the process open, as a cleared `asyncScheduler` timer would not.
  */
+import { platform } from '../platform/index.js';
 import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 
 /**
@@ -74,12 +75,12 @@ class DeadlineScheduler implements SchedulerLike {
     action.due = due;
     this.pending.add(action);
     if (due < this.timerDue) this.arm(due, now);
-    else if (this.pending.size === 1) this.timer?.ref(); // armed for a cancelled deadline
+    else if (this.pending.size === 1) platform.refTimer(this.timer); // armed for a cancelled deadline
   }
 
   /** @internal */
   cancel(action: PendingDeadline): void {
-    if (this.pending.delete(action) && this.pending.size === 0) this.timer?.unref();
+    if (this.pending.delete(action) && this.pending.size === 0) platform.unrefTimer(this.timer);
   }
 
   private arm(due: number, now: number): void {

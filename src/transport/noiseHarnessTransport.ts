@@ -9,15 +9,13 @@
  * );
  * ```
  */
-import { randomUUID } from 'node:crypto';
 import { asyncScheduler, Observable, Subject, Subscription, timer, type SchedulerLike } from 'rxjs';
-import WebSocket from 'ws';
 import {
   initiatorHandshake,
   NoiseChannelError,
   NoiseChannelPublicKey,
   NoiseHandshakeError,
-  nodeCryptoProvider,
+  platformCryptoProvider,
   prologue,
   type NoiseChannelIdentity,
   type NoiseCryptoProvider,
@@ -40,6 +38,13 @@ import {
   WEBSOCKET_PONG_TIMEOUT_MS,
   type RelayFrame,
 } from '../relay/index.js';
+import { concatBytes } from '../platform/bytes.js';
+import {
+  platform,
+  WEBSOCKET_OPEN,
+  type PlatformWebSocket,
+  type WebSocketData,
+} from '../platform/index.js';
 import { decodeNoiseRelayFrame, encodeNoiseRelayFrame } from './noiseRelayFrameCodec.js';
 import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
 import { errorMessage } from './errorMessage.js';
@@ -64,11 +69,14 @@ export interface NoiseHarnessOptions {
   connectTimeoutMs?: number;
   /** Deadline from socket open to the executor's handshake answer, default 10 000 ms. */
   handshakeTimeoutMs?: number;
-  /** WebSocket Ping cadence and Pong deadline, default 30 000 / 60 000 ms. */
+  /**
+   * WebSocket Ping cadence and Pong deadline, default 30 000 / 60 000 ms. Only where the
+   * platform can send Pings (not in browsers, which only answer the rendezvous's).
+   */
   keepalive?: { pingIntervalMs: number; pongTimeoutMs: number };
   /** Scheduler for every deadline and the keepalive (tests pass a TestScheduler). */
   scheduler?: SchedulerLike;
-  /** Noise primitives, default `nodeCryptoProvider`. */
+  /** Noise primitives, default `platformCryptoProvider`. */
   crypto?: NoiseCryptoProvider;
   /** Stream id to claim; default a fresh lowercase UUIDv4 (tests only). */
   streamId?: string;
@@ -91,8 +99,8 @@ export function connectNoiseHarness(
 ): Observable<Transport> {
   return new Observable<Transport>((subscriber) => {
     const scheduler = options.scheduler ?? asyncScheduler;
-    const crypto = options.crypto ?? nodeCryptoProvider;
-    const streamId = options.streamId ?? randomUUID();
+    const crypto = options.crypto ?? platformCryptoProvider;
+    const streamId = options.streamId ?? platform.randomUUID();
     const url = bundle.websocketUrl;
 
     const startFailed = (error: unknown): DisconnectedError =>
@@ -108,12 +116,9 @@ export function connectNoiseHarness(
       return undefined;
     }
 
-    let socket: WebSocket;
+    let socket: PlatformWebSocket;
     try {
-      socket = new WebSocket(url, {
-        perMessageDeflate: false,
-        maxPayload: MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
-      });
+      socket = platform.openWebSocket(url, { maxPayload: MAX_RELAY_WEBSOCKET_MESSAGE_SIZE });
     } catch (error) {
       subscriber.error(connectError(url, error));
       return undefined;
@@ -195,27 +200,29 @@ export function connectNoiseHarness(
           ),
         ),
       );
-      keepaliveSubscription.add(
-        keepalive(pongs, {
-          intervalMs: options.keepalive?.pingIntervalMs ?? WEBSOCKET_KEEPALIVE_INTERVAL_MS,
-          pongTimeoutMs: options.keepalive?.pongTimeoutMs ?? WEBSOCKET_PONG_TIMEOUT_MS,
-          scheduler,
-        }).subscribe({
-          next: () => {
-            if (socket.readyState === WebSocket.OPEN) socket.ping();
-          },
-          error: (error: Error) => {
-            fail(error);
-            connection.fail(error);
-            socket.terminate();
-          },
-        }),
-      );
+      if (platform.webSocketPings) {
+        keepaliveSubscription.add(
+          keepalive(pongs, {
+            intervalMs: options.keepalive?.pingIntervalMs ?? WEBSOCKET_KEEPALIVE_INTERVAL_MS,
+            pongTimeoutMs: options.keepalive?.pongTimeoutMs ?? WEBSOCKET_PONG_TIMEOUT_MS,
+            scheduler,
+          }).subscribe({
+            next: () => {
+              if (socket.readyState === WEBSOCKET_OPEN) socket.ping();
+            },
+            error: (error: Error) => {
+              fail(error);
+              connection.fail(error);
+              socket.terminate();
+            },
+          }),
+        );
+      }
       connection.write(resumeFrame(streamId, 0));
       connection.write(handshakeFrame(streamId, handshake.message1));
     });
 
-    socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+    socket.on('message', (data: WebSocketData, isBinary: boolean) => {
       if (phase === 'ready') {
         connection.receive(data, isBinary);
         return;
@@ -275,7 +282,7 @@ export function connectNoiseHarness(
       }
     });
 
-    socket.on('close', (code: number, reason: Buffer) => {
+    socket.on('close', (code: number, reason: Uint8Array) => {
       pongs.complete();
       if (phase === 'connecting') {
         fail(connectError(url, lastError ?? new Error(`connection closed (code ${code})`)));
@@ -285,7 +292,7 @@ export function connectNoiseHarness(
             ? `Noise relay websocket failed during handshake: ${lastError.message}`
             : code === 1006
               ? 'Noise relay websocket ended during handshake'
-              : `Noise relay received close frame during handshake (code ${code}${reason.length > 0 ? `, ${reason.toString('utf8')}` : ''})`;
+              : `Noise relay received close frame during handshake (code ${code}${reason.length > 0 ? `, ${platform.utf8Decode(reason)}` : ''})`;
         fail(new NoiseRelayHandshakeDisconnectedError(detail, { cause: lastError }));
       } else {
         connection.closed(code, reason, lastError);
@@ -297,7 +304,7 @@ export function connectNoiseHarness(
       phase = 'failed';
       deadline?.unsubscribe();
       keepaliveSubscription.unsubscribe();
-      socket.removeListener('unexpected-response', onUnexpectedResponse);
+      socket.off('unexpected-response', onUnexpectedResponse);
       socket.terminate();
     };
   });
@@ -315,7 +322,7 @@ class HarnessConnection {
   readonly transport: Transport;
 
   constructor(
-    private readonly socket: WebSocket,
+    private readonly socket: PlatformWebSocket,
     private readonly streamId: string,
     private readonly pongs: Subject<void>,
   ) {
@@ -339,17 +346,17 @@ class HarnessConnection {
   }
 
   write(frame: RelayFrame): void {
-    if (this.socket.readyState !== WebSocket.OPEN) return;
+    if (this.socket.readyState !== WEBSOCKET_OPEN) return;
     this.socket.send(encodeNoiseRelayFrame(frame));
   }
 
   private send(message: string): void {
     if (this.finished || this.sender === undefined) return;
-    if (this.socket.readyState !== WebSocket.OPEN) return;
+    if (this.socket.readyState !== WEBSOCKET_OPEN) return;
     // Refused before anything is encrypted, so the stream goes on (at most 3 UTF-8 bytes per
     // UTF-16 unit: most messages need no count).
     if (message.length * 3 > MAX_NOISE_JSONRPC_MESSAGE_LEN) {
-      const bytes = Buffer.byteLength(message, 'utf8');
+      const bytes = platform.utf8ByteLength(message);
       if (bytes > MAX_NOISE_JSONRPC_MESSAGE_LEN)
         throw new MessageTooLargeError(bytes, MAX_NOISE_JSONRPC_MESSAGE_LEN);
     }
@@ -365,7 +372,7 @@ class HarnessConnection {
     for (const frame of frames) this.socket.send(encodeNoiseRelayFrame(frame));
   }
 
-  receive(data: WebSocket.RawData, isBinary: boolean): void {
+  receive(data: WebSocketData, isBinary: boolean): void {
     if (this.finished || this.receiver === undefined) return;
     if (!isBinary) {
       this.fail(protocolError('Noise relay expects binary protobuf frames'));
@@ -422,7 +429,7 @@ class HarnessConnection {
     this.incoming.error(error);
   }
 
-  closed(code: number, reason: Buffer, lastError: Error | undefined): void {
+  closed(code: number, reason: Uint8Array, lastError: Error | undefined): void {
     this.keepaliveSubscription?.unsubscribe();
     this.pongs.complete();
     if (this.finished) return;
@@ -433,7 +440,7 @@ class HarnessConnection {
     }
     const detail =
       lastError?.message ??
-      `connection closed with code ${code}${reason.length > 0 ? ` (${reason.toString('utf8')})` : ''}`;
+      `connection closed with code ${code}${reason.length > 0 ? ` (${platform.utf8Decode(reason)})` : ''}`;
     this.fail(
       new DisconnectedError(`exec-server transport disconnected: ${detail}`, { cause: lastError }),
     );
@@ -453,7 +460,7 @@ class HarnessConnection {
       this.incoming.complete();
     }
     // The harness never sends `reset`: closing its socket is how a stream ends (§11).
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.close(1000);
+    if (this.socket.readyState === WEBSOCKET_OPEN) this.socket.close(1000);
     else this.socket.terminate();
   }
 }
@@ -484,8 +491,10 @@ function redact(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-function toBytes(data: WebSocket.RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
+/** Binary frames only (the callers check `isBinary`), so never a string. */
+function toBytes(data: WebSocketData): Uint8Array {
+  if (Array.isArray(data)) return concatBytes(...data);
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (typeof data === 'string') return platform.utf8Encode(data);
   return data;
 }

@@ -5,6 +5,7 @@
  * encrypted. Records, seqs and frames are exactly those of the relay layer's
  * `RelayDataSender` (each message chunked on its own; seq from 0 = the AEAD nonce).
  */
+import { platform } from '../platform/index.js';
 import {
   dataFrame,
   LENGTH_PREFIX_BYTES,
@@ -41,7 +42,7 @@ export class NoiseRecordSender {
    * Throws like `send` for an empty or oversize message; nothing is encrypted in that case.
    */
   sendPacked(messages: readonly string[], trace?: RelayTraceContext): RelayDataFrame[] {
-    const lengths = messages.map((message) => Buffer.byteLength(message, 'utf8'));
+    const lengths = messages.map((message) => platform.utf8ByteLength(message));
     let total = 0;
     for (const length of lengths) {
       if (length > MAX_NOISE_JSONRPC_MESSAGE_LEN) {
@@ -51,13 +52,13 @@ export class NoiseRecordSender {
         throw new RelayProtocolError('Noise relay JSON-RPC message has invalid length');
       total += LENGTH_PREFIX_BYTES + length;
     }
-    // allocUnsafe is safe here: every byte is written below before anything reads it.
-    const packed = Buffer.allocUnsafe(total);
+    const packed = new Uint8Array(total);
+    const view = new DataView(packed.buffer);
     let position = 0;
     messages.forEach((message, index) => {
       const length = lengths[index] ?? 0;
-      packed.writeUInt32BE(length, position);
-      packed.write(message, position + LENGTH_PREFIX_BYTES, 'utf8');
+      view.setUint32(position, length);
+      platform.utf8EncodeInto(message, packed, position + LENGTH_PREFIX_BYTES);
       position += LENGTH_PREFIX_BYTES + length;
     });
     const frames: RelayDataFrame[] = [];

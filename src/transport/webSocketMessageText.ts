@@ -1,28 +1,18 @@
-import { TextDecoder } from 'node:util';
-import type WebSocket from 'ws';
-
-// Fatal: invalid UTF-8 throws instead of becoming U+FFFD. Shared: `decode` of a whole buffer
-// (no `stream` option) keeps no state between calls.
-let binaryDecoder: TextDecoder | undefined;
+import { concatBytes } from '../platform/bytes.js';
+import { platform, type WebSocketData } from '../platform/index.js';
 
 /**
  * The JSON text of one inbound WebSocket message (spec/protocol.md §1.1: Text frames, or
  * Binary frames holding UTF-8), or undefined when a Binary message is not valid UTF-8.
  */
-export function webSocketMessageText(
-  data: WebSocket.RawData,
-  isBinary: boolean,
-): string | undefined {
-  const bytes = Buffer.isBuffer(data)
-    ? data
-    : Array.isArray(data)
-      ? Buffer.concat(data)
-      : Buffer.from(data);
-  if (!isBinary) return bytes.toString('utf8'); // ws has validated Text frames as UTF-8
-  binaryDecoder ??= new TextDecoder('utf-8', { fatal: true });
-  try {
-    return binaryDecoder.decode(bytes);
-  } catch {
-    return undefined;
-  }
+export function webSocketMessageText(data: WebSocketData, isBinary: boolean): string | undefined {
+  if (typeof data === 'string') return data; // a browser's Text frame, already decoded
+  const bytes = Array.isArray(data)
+    ? concatBytes(...data)
+    : data instanceof ArrayBuffer
+      ? new Uint8Array(data)
+      : data;
+  // `ws` and browsers have validated Text frames as UTF-8.
+  if (!isBinary) return platform.utf8Decode(bytes);
+  return platform.utf8DecodeStrict(bytes);
 }

@@ -3,7 +3,6 @@
  * message, Text frames out, Text or Binary (UTF-8) frames in, pings answered by `ws` itself.
  */
 import { asyncScheduler, interval, Observable, type SchedulerLike } from 'rxjs';
-import WebSocket from 'ws';
 import {
   ConnectError,
   DisconnectedError,
@@ -12,11 +11,20 @@ import {
   ProtocolError,
   TimeoutError,
 } from '../protocol/errors.js';
+import {
+  platform,
+  WEBSOCKET_CLOSED,
+  WEBSOCKET_CLOSING,
+  WEBSOCKET_CONNECTING,
+  WEBSOCKET_OPEN,
+  type PlatformWebSocket,
+  type WebSocketData,
+  type WebSocketTlsOptions,
+} from '../platform/index.js';
 import { deadlineScheduler } from './deadlineScheduler.js';
 import { DirectSubject } from './directSubject.js';
 import { validateWebSocketHeaders } from './webSocketHeaders.js';
 import { webSocketMessageText } from './webSocketMessageText.js';
-import { proxiedConnection, type WebSocketTlsOptions } from './webSocketProxy.js';
 import { errorMessage } from './errorMessage.js';
 import { formatDuration } from './formatDuration.js';
 import type { Transport } from './transport.js';
@@ -39,7 +47,8 @@ export interface WebSocketConnectOptions {
   /**
    * Extra HTTP headers on the upgrade request (e.g. authorization). Handshake headers (Host,
    * Connection, Upgrade, Content-Length, Transfer-Encoding, Sec-WebSocket-*) and `Origin` are
-   * refused with ProtocolError before anything is sent.
+   * refused with ProtocolError before anything is sent. A browser always sends `Origin`
+   * and cannot send extra headers (a non-empty map fails there).
    */
   headers?: Record<string, string>;
   /** TLS settings for `wss://` (trusted CAs, client certificate, SNI name). */
@@ -71,7 +80,7 @@ export function connectWebSocket(
   const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const scheduler = options.scheduler ?? deadlineScheduler;
   return new Observable<Transport>((subscriber) => {
-    let socket: WebSocket;
+    let socket: PlatformWebSocket;
     try {
       if (options.headers !== undefined) validateWebSocketHeaders(options.headers);
     } catch (error) {
@@ -79,20 +88,11 @@ export function connectWebSocket(
       return undefined;
     }
     try {
-      socket = new WebSocket(url, {
-        headers: options.headers,
-        perMessageDeflate: false,
+      socket = platform.openWebSocket(url, {
+        ...(options.headers === undefined ? {} : { headers: options.headers }),
         ...(options.maxPayloadBytes === undefined ? {} : { maxPayload: options.maxPayloadBytes }),
-        ...options.tls,
-        ...(options.proxy === undefined
-          ? {}
-          : {
-              createConnection: proxiedConnection(
-                options.proxy,
-                url.startsWith('wss:'),
-                options.tls,
-              ) as unknown as WebSocket.ClientOptions['createConnection'],
-            }),
+        ...(options.tls === undefined ? {} : { tls: options.tls }),
+        ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
       });
     } catch (error) {
       subscriber.error(
@@ -166,13 +166,16 @@ export function connectWebSocket(
 }
 
 /**
- * Wraps an already-open WebSocket (an accepted server-side socket, or one opened elsewhere) as a
- * Transport. Subscribe to `incoming$` synchronously: messages are not buffered.
+ * Wraps an already-open WebSocket (a `ws` socket, accepted server-side or opened elsewhere, or
+ * one from the platform seam) as a Transport. Subscribe to `incoming$` synchronously: messages
+ * are not buffered.
  */
 export function fromWebSocket(
-  socket: WebSocket,
+  webSocket: PlatformWebSocket | import('ws').WebSocket,
   options: WebSocketTransportOptions = {},
 ): Transport {
+  // A `ws` socket has every member of the seam's interface (its listener overloads are wider).
+  const socket = webSocket as PlatformWebSocket;
   const incoming = new DirectSubject<string>();
   let closedByUs = false;
   let finished = false;
@@ -186,7 +189,7 @@ export function fromWebSocket(
     else incoming.complete();
   };
 
-  socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+  socket.on('message', (data: WebSocketData, isBinary: boolean) => {
     if (finished) return;
     const text = webSocketMessageText(data, isBinary);
     if (text !== undefined) {
@@ -207,14 +210,14 @@ export function fromWebSocket(
   const onSent = (error?: Error): void => {
     if (error) lastError = error;
   };
-  socket.on('close', (code: number, reason: Buffer) => {
+  socket.on('close', (code: number, reason: Uint8Array) => {
     if (closedByUs || code === 1000 || code === 1001) {
       finish();
       return;
     }
     const detail =
       lastError?.message ??
-      `connection closed with code ${code}${reason.length > 0 ? ` (${reason.toString('utf8')})` : ''}`;
+      `connection closed with code ${code}${reason.length > 0 ? ` (${platform.utf8Decode(reason)})` : ''}`;
     finish(
       new DisconnectedError(`${DisconnectReason.transportDisconnected}: ${detail}`, {
         cause: lastError,
@@ -226,31 +229,31 @@ export function fromWebSocket(
     options.keepaliveIntervalMs === undefined
       ? undefined
       : interval(options.keepaliveIntervalMs, options.scheduler ?? asyncScheduler).subscribe(() => {
-          if (socket.readyState === WebSocket.OPEN) socket.ping();
+          if (socket.readyState === WEBSOCKET_OPEN) socket.ping();
         });
 
-  if (socket.readyState === WebSocket.CLOSING || socket.readyState === WebSocket.CLOSED) {
+  if (socket.readyState === WEBSOCKET_CLOSING || socket.readyState === WEBSOCKET_CLOSED) {
     finish(new DisconnectedError(DisconnectReason.transportDisconnected));
   }
 
   return {
     incoming$: incoming.observable,
     send(message: string): void {
-      if (finished || socket.readyState !== WebSocket.OPEN) return;
+      if (finished || socket.readyState !== WEBSOCKET_OPEN) return;
       // At most 3 UTF-8 bytes per UTF-16 unit: most messages are one frame without counting.
       if (message.length * 3 <= MAX_OUTBOUND_FRAME_BYTES) {
-        socket.send(message, onSent);
+        socket.send(message, undefined, onSent);
         return;
       }
-      sendFragmented(socket, Buffer.from(message, 'utf8'), onSent);
+      sendFragmented(socket, platform.utf8Encode(message), onSent);
     },
     close(): void {
       if (closedByUs) return;
       closedByUs = true;
       finish();
-      if (socket.readyState === WebSocket.CONNECTING) {
+      if (socket.readyState === WEBSOCKET_CONNECTING) {
         socket.terminate(); // its 'error' is absorbed by the listener above
-      } else if (socket.readyState === WebSocket.OPEN) {
+      } else if (socket.readyState === WEBSOCKET_OPEN) {
         socket.close(1000);
       }
     },
@@ -262,7 +265,11 @@ export function fromWebSocket(
  * fall inside a character: only the whole message must be UTF-8), or throws
  * `MessageTooLargeError` without sending anything.
  */
-function sendFragmented(socket: WebSocket, bytes: Buffer, onSent: (error?: Error) => void): void {
+function sendFragmented(
+  socket: PlatformWebSocket,
+  bytes: Uint8Array,
+  onSent: (error?: Error) => void,
+): void {
   if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES)
     throw new MessageTooLargeError(bytes.length, MAX_OUTBOUND_MESSAGE_BYTES);
   for (let offset = 0; offset < bytes.length; offset += MAX_OUTBOUND_FRAME_BYTES) {

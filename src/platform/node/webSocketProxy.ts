@@ -7,19 +7,7 @@ import { request, type ClientRequestArgs } from 'node:http';
 import type { Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { Duplex } from 'node:stream';
-
-/** TLS settings of a `wss://` connection (Node's `tls.connect` options). */
-export interface WebSocketTlsOptions {
-  /** Trusted certificate authorities (PEM), replacing the system roots. */
-  readonly ca?: string | Buffer | Array<string | Buffer>;
-  /** Client certificate and key (PEM) for servers that ask for one. */
-  readonly cert?: string | Buffer;
-  readonly key?: string | Buffer;
-  /** Server name sent in SNI and checked against the certificate; default the URL host. */
-  readonly servername?: string;
-  /** Default true. False accepts any certificate: for tests only. */
-  readonly rejectUnauthorized?: boolean;
-}
+import type { WebSocketTlsOptions } from '../platform.js';
 
 type ConnectionCallback = (error: Error | null, socket?: Duplex) => void;
 
@@ -72,9 +60,11 @@ export function proxiedConnection(
       const tlsOptions: ConnectionOptions = {
         socket,
         servername: tls.servername ?? (/^[\d.:]+$/.test(host) ? undefined : host),
-        ...(tls.ca === undefined ? {} : { ca: tls.ca }),
-        ...(tls.cert === undefined ? {} : { cert: tls.cert }),
-        ...(tls.key === undefined ? {} : { key: tls.key }),
+        ...(tls.ca === undefined
+          ? {}
+          : { ca: Array.isArray(tls.ca) ? tls.ca.map(pem) : pem(tls.ca as string | Uint8Array) }),
+        ...(tls.cert === undefined ? {} : { cert: pem(tls.cert) }),
+        ...(tls.key === undefined ? {} : { key: pem(tls.key) }),
         ...(tls.rejectUnauthorized === undefined
           ? {}
           : { rejectUnauthorized: tls.rejectUnauthorized }),
@@ -87,4 +77,9 @@ export function proxiedConnection(
     tunnel.end();
     return undefined;
   };
+}
+
+/** A PEM text or its bytes, as node:tls takes them. */
+function pem(value: string | Uint8Array): string | Buffer {
+  return typeof value === 'string' ? value : Buffer.from(value);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { oneShotDigest } from '../../src/noise/oneShotDigest.js';
-import { hex } from './dummyRng.js';
+import { oneShotDigest } from '../../src/platform/node/oneShotDigest.js';
+import { hex } from '../noise/dummyRng.js';
 
 describe('oneShotDigest', () => {
   it('equals the streaming createHash digest', () => {

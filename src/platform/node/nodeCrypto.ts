@@ -10,14 +10,13 @@ import {
   randomFillSync,
   type KeyObject,
 } from 'node:crypto';
-import { asPlainBytes } from './bytes.js';
-import type { NoiseCryptoProvider } from './cryptoProvider.js';
-import {
-  nodeMlKem768Decapsulate,
-  nodeMlKem768Encapsulate,
-  nodeMlKem768KeyPair,
-} from './nodeMlKem768.js';
+import type { PlatformCrypto } from '../platform.js';
 import { oneShotDigest } from './oneShotDigest.js';
+
+/** A plain `Uint8Array` view of a Node `Buffer` (no copy), so results compare equal everywhere. */
+function asPlainBytes(buffer: Uint8Array): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
 
 // Node 20 cannot import raw X25519 keys as such. PKCS#8/SPKI DER import goes through OpenSSL 3's
 // slow decoder framework (~1 ms per key); JWK import builds the key straight from the raw bytes.
@@ -103,14 +102,14 @@ function checkLength(what: string, bytes: Uint8Array, length: number): void {
     throw new RangeError(`${what} must be ${length} bytes, got ${bytes.length}`);
 }
 
-function sealInto(
-  key: Uint8Array,
-  nonce: Uint8Array,
-  associatedData: Uint8Array,
-  plaintext: Uint8Array,
-  target: Uint8Array,
-  offset: number,
-): number {
+const sealInto: PlatformCrypto['aes256GcmSealInto'] = (
+  key,
+  nonce,
+  associatedData,
+  plaintext,
+  target,
+  offset,
+) => {
   const length = plaintext.length + AES_GCM_TAG_LENGTH;
   if (offset < 0 || offset + length > target.length) {
     throw new RangeError('AES-256-GCM output does not fit in the target');
@@ -126,15 +125,10 @@ function sealInto(
   target.set(body, offset);
   target.set(cipher.getAuthTag(), offset + plaintext.length);
   return length;
-}
+};
 
-/**
- * The default provider: `node:crypto` (OpenSSL) for X25519, AES-256-GCM, SHA-256 and HMAC;
- * ML-KEM-768 from `nodeMlKem768.ts` (FIPS 203 in TypeScript over OpenSSL's SHA-3 and SHAKE).
- */
-export const nodeCryptoProvider: NoiseCryptoProvider = {
-  name: 'node',
-
+/** `node:crypto` (OpenSSL) for every primitive. */
+export const nodeCrypto: PlatformCrypto = {
   randomBytes: pooledRandomBytes,
 
   x25519PublicKey(privateKey) {
@@ -155,10 +149,6 @@ export const nodeCryptoProvider: NoiseCryptoProvider = {
       }),
     );
   },
-
-  mlkem768KeyPair: nodeMlKem768KeyPair,
-  mlkem768Encapsulate: nodeMlKem768Encapsulate,
-  mlkem768Decapsulate: nodeMlKem768Decapsulate,
 
   aes256GcmSeal(key, nonce, associatedData, plaintext) {
     const out = new Uint8Array(plaintext.length + AES_GCM_TAG_LENGTH);
@@ -209,5 +199,23 @@ export const nodeCryptoProvider: NoiseCryptoProvider = {
     const mac = createHmac('sha256', key);
     for (const part of parts) mac.update(part);
     return asPlainBytes(mac.digest());
+  },
+
+  sha3_256(data) {
+    return asPlainBytes(oneShotDigest('sha3-256', data));
+  },
+
+  sha3_512(data) {
+    return asPlainBytes(oneShotDigest('sha3-512', data));
+  },
+
+  shake128(data, outputLength) {
+    return asPlainBytes(createHash('shake128', { outputLength }).update(data).digest());
+  },
+
+  shake256(outputLength, ...parts) {
+    const hash = createHash('shake256', { outputLength });
+    for (const part of parts) hash.update(part);
+    return asPlainBytes(hash.digest());
   },
 };

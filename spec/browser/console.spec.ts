@@ -1,0 +1,217 @@
+/**
+ * `execrx console` in real headless Chromium: the page runs the execrx client (browser
+ * bundle) against executors started here on 127.0.0.1, and is driven by role and name as a
+ * user would (the names issue #13 fixes).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Locator, Page } from 'playwright-core';
+import { assertBuilt, killRunningClis, startCli, type RunningCli } from '../cli/support/runCli.js';
+import { openChromium, SCREENSHOT_DIR, type OpenBrowser } from './support/chromium.js';
+
+/** Chromium, a console and executors share 2 loaded cores with other test workers. */
+const TIMEOUT_MS = 90_000;
+const UI_WAIT_MS = 30_000;
+
+let browser: OpenBrowser;
+
+beforeAll(async () => {
+  assertBuilt();
+  browser = await openChromium();
+}, TIMEOUT_MS);
+afterAll(async () => browser?.close());
+afterEach(killRunningClis);
+
+async function startConsole(
+  args: readonly string[] = [],
+): Promise<{ cli: RunningCli; url: string }> {
+  const cli = startCli(['console', ...args], { timeoutMs: TIMEOUT_MS });
+  const [url] = await cli.stdoutLines(1);
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
+  return { cli, url: url as string };
+}
+
+async function startServe(listen = 'ws://127.0.0.1:0'): Promise<{ cli: RunningCli; url: string }> {
+  const cli = startCli(['serve', '--no-warm-up', '--listen', listen], { timeoutMs: TIMEOUT_MS });
+  const [url] = await cli.stdoutLines(1);
+  return { cli, url: url as string };
+}
+
+async function run(page: Page, command: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Command' }).fill(command);
+  await page.getByRole('button', { name: 'Run' }).click();
+}
+
+const connection = (page: Page): Locator => page.getByRole('status', { name: 'Connection' });
+const outputLog = (page: Page): Locator => page.getByRole('log', { name: 'Output' });
+
+/** Waits until `locator` is visible with text matching `text` (a substring or a pattern). */
+async function waitForText(locator: Locator, text: string | RegExp): Promise<void> {
+  await locator.filter({ hasText: text }).waitFor({ timeout: UI_WAIT_MS });
+}
+
+/** `execrx console` with `args`, its page open in Chromium and connected. */
+async function openConnectedConsole(args: readonly string[] = []): Promise<Page> {
+  const { url } = await startConsole(args);
+  const { page } = browser;
+  await page.goto(url);
+  await waitForText(connection(page), /^Connected/);
+  return page;
+}
+
+describe('execrx console (Chromium)', () => {
+  it(
+    'connects to the embedded executor, runs echo and shows its output and `exit 0`',
+    async () => {
+      const page = await openConnectedConsole();
+      await run(page, 'echo hello from the browser');
+      await waitForText(page.getByText('exit 0', { exact: true }), 'exit 0');
+      expect(await outputLog(page).textContent()).toBe('hello from the browser\n');
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: fileURLToPath(new URL('console-echo.png', SCREENSHOT_DIR)) });
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'interrupts a process that keeps printing (exit 130), and keeps earlier processes beside it',
+    async () => {
+      const page = await openConnectedConsole();
+      await run(page, 'echo first');
+      await waitForText(page.getByText('exit 0', { exact: true }), 'exit 0');
+      await run(page, 'i=0; while true; do echo "line $i"; i=$((i+1)); sleep 0.05; done');
+      await waitForText(outputLog(page), 'line 5');
+      await page.getByRole('button', { name: 'Interrupt' }).click();
+      await waitForText(page.getByText('exit 130', { exact: true }), 'exit 130');
+      expect(await outputLog(page).textContent()).toMatch(/^line 0\nline 1\n/);
+      // Both processes are on the page, side by side.
+      expect(await page.getByRole('article').count()).toBe(2);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'runs an interactive 80x24 terminal that takes keyboard input',
+    async () => {
+      const page = await openConnectedConsole();
+      await page.getByRole('checkbox', { name: /Terminal/ }).check();
+      await run(page, 'stty size; read line; echo "got:$line"');
+      await waitForText(outputLog(page), '24 80');
+      await page.locator('.xterm-helper-textarea').first().focus();
+      await page.keyboard.type('typed-in-chromium');
+      await page.keyboard.press('Enter');
+      await waitForText(outputLog(page), 'got:typed-in-chromium');
+      await waitForText(page.getByText('exit 0', { exact: true }), 'exit 0');
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'lists a directory and shows a file through client.fs',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'execrx-console-files-'));
+      try {
+        mkdirSync(join(dir, 'sub'));
+        writeFileSync(join(dir, 'notes.txt'), 'seen through the console\n');
+        const page = await openConnectedConsole();
+        await page.getByRole('textbox', { name: 'Path' }).fill(dir);
+        await page.getByRole('button', { name: 'List' }).click();
+        const directory = page.getByRole('list', { name: 'Directory' });
+        await waitForText(directory, 'notes.txt');
+        expect(await directory.getByRole('listitem').allTextContents()).toEqual([
+          '../',
+          'sub/',
+          'notes.txt',
+        ]);
+        await directory.getByRole('button', { name: 'notes.txt' }).click();
+        await waitForText(page.getByLabel('File contents'), 'seen through the console');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'shows Disconnected while the executor is gone and Connected once it is back',
+    async () => {
+      const first = await startServe();
+      const { url } = await startConsole(['--url', first.url]);
+      const { page } = browser;
+      await page.goto(url);
+      await waitForText(connection(page), /^Connected/);
+      first.cli.child.kill('SIGKILL');
+      await first.cli.result;
+      await waitForText(connection(page), /^Disconnected/);
+      // The same address again: the client's recovery finds it.
+      const second = await startServe(first.url);
+      expect(second.url).toBe(first.url);
+      await waitForText(connection(page), /^Connected/);
+      await run(page, 'echo after recovery');
+      await waitForText(outputLog(page), 'after recovery');
+    },
+    TIMEOUT_MS,
+  );
+
+  // Pending: the page's fetch to the registry and its WebSocket to the rendezvous are
+  // cross-origin, and `execrx rendezvous --allow-origin` (CORS on /connect, Origin check on the
+  // relay sockets) is not on this branch yet. Enable once it is.
+  it.skip(
+    'runs a command end to end encrypted through `execrx rendezvous`, and refreshes to a new executor',
+    async () => {
+      const TOKEN = { CODEX_API_KEY: 'browser-spec-token' };
+      const CONSOLE_PORT = '0';
+      const rendezvous = startCli(
+        [
+          'rendezvous',
+          '--executor-token',
+          TOKEN.CODEX_API_KEY,
+          '--allow-origin',
+          'http://127.0.0.1',
+        ],
+        { timeoutMs: TIMEOUT_MS },
+      );
+      const [registry] = await rendezvous.stdoutLines(1);
+      const serveRemote = (): RunningCli =>
+        startCli(
+          ['serve', '--no-warm-up', '--remote', registry as string, '--environment-id', 'web'],
+          {
+            env: TOKEN,
+            timeoutMs: TIMEOUT_MS,
+          },
+        );
+      const first = serveRemote();
+      await first.stdoutLines(1);
+      const consoleCli = startCli(
+        [
+          'console',
+          '--port',
+          CONSOLE_PORT,
+          '--registry',
+          registry as string,
+          '--environment-id',
+          'web',
+        ],
+        { env: TOKEN, timeoutMs: TIMEOUT_MS },
+      );
+      const [url] = await consoleCli.stdoutLines(1);
+      const { page } = browser;
+      await page.goto(url as string);
+      await waitForText(connection(page), /^Connected/);
+      await run(page, 'echo over noise; sleep 600');
+      await waitForText(outputLog(page), 'over noise');
+      // A second executor registers for the same environment; refresh moves to it.
+      const second = serveRemote();
+      await second.stdoutLines(1);
+      await page.getByRole('button', { name: 'Refresh connection' }).click();
+      await waitForText(page.getByRole('alert'), 'process #1');
+      await run(page, 'echo on the new executor');
+      await waitForText(outputLog(page), 'on the new executor');
+      await waitForText(page.getByText('exit 0', { exact: true }), 'exit 0');
+    },
+    TIMEOUT_MS,
+  );
+});

@@ -1,0 +1,2 @@
+// Replaces selectedCrypto.ts in the browser bundle (scripts/bundle-browser.mjs).
+export { nobleCrypto as platformCrypto } from './noble/nobleCrypto.js';
