@@ -80,9 +80,10 @@ export function configuredEndpoint(id: string, command: string): Endpoint {
       command,
     );
   }
+  const local = isLocal ? startLocalExecutor() : undefined;
   const environments = CodexEnvironments.fromSetup(
     { ...setup, environments: chosen, default: { id }, includeLocal: isLocal },
-    isLocal ? { local: startLocalExecutor() } : {},
+    local === undefined ? {} : { local },
   );
   const environment = environments.get(id)!;
   const kind = isLocal ? 'local executor' : (chosen[0]?.transport.kind ?? 'environment');
@@ -90,7 +91,11 @@ export function configuredEndpoint(id: string, command: string): Endpoint {
     label: `environment ${id} (${kind})`,
     open: () =>
       environment instanceof SingleSessionEnvironment ? environment : environment.client,
-    close: async () => environments.close(),
+    close: async () => {
+      environments.close();
+      // Wait until the local executor's processes are gone (closing started it).
+      await local?.shutdown();
+    },
   };
 }
 
