@@ -9,6 +9,9 @@
  * Run: `npx tsx bench/chaos-soak.ts` (CHAOS_MIB=64, CHAOS_RUNS=3, CHAOS_PATHS=plain,noise,
  * CHAOS_SEEDS=1,2,3 to pick seeds).
  *
+ * `CHAOS_CUT_KIB=256,1536` cuts connections more often than a recovery replay can pass (see
+ * CUT_AFTER_BYTES in spec/support/chaosScenario.ts): it shows recovery making no progress.
+ *
  * Outages (issue 14 item 6): `CHAOS_OUTAGE_MS=2000 CHAOS_AHEAD=32` refuses connections for up to
  * 2 s after each cut while up to 32 blocks (8 MiB) of output may be unread, far more than the
  * 1 MiB a detached process's output is retained: this passes only once the executor stops
@@ -20,6 +23,8 @@ const mib = Number(process.env.CHAOS_MIB ?? 64);
 const runs = Number(process.env.CHAOS_RUNS ?? 3);
 const paths = (process.env.CHAOS_PATHS ?? 'plain,noise').split(',') as ChaosPath[];
 const outageMs = Number(process.env.CHAOS_OUTAGE_MS ?? 0);
+/** `min,max` KiB between cuts, instead of the scenario's default. */
+const cutKib = process.env.CHAOS_CUT_KIB?.split(',').map((kib) => Number(kib) * 1024);
 const aheadBlocks = Number(process.env.CHAOS_AHEAD ?? 2);
 const seeds = process.env.CHAOS_SEEDS
   ? process.env.CHAOS_SEEDS.split(',').map(Number)
@@ -34,7 +39,11 @@ for (const seed of seeds) {
         path,
         seed,
         bytes: mib * 1024 * 1024,
-        faults: { ...defaultFaults(path), outageMs },
+        faults: {
+          ...defaultFaults(path),
+          outageMs,
+          ...(cutKib ? { cutAfterBytes: [cutKib[0]!, cutKib[1]!] as const } : {}),
+        },
         aheadBlocks,
         timeoutMs: 60_000 + mib * 10_000,
       });

@@ -71,6 +71,15 @@ export interface ChaosScenarioResult {
   readonly sessionKept: boolean;
 }
 
+/**
+ * Bytes between cuts: above the largest recovery replay (unread output stays under 768 KiB,
+ * ~1 MiB as JSON). Recovery asks for all retained output in one `process/read` response
+ * (`maxBytes: null`), so a link that fails before that much has passed never makes progress:
+ * with [256 KiB, 1.5 MiB] the Noise path sometimes ends in `recovery timed out after 25s`
+ * (bench/chaos-soak.ts with CHAOS_CUT_KIB=256,1536 shows it).
+ */
+const CUT_AFTER_BYTES: readonly [number, number] = [1536 * 1024, 3 * 1024 * 1024];
+
 /** Faults each path can meet (see chaosRelay.ts for why they differ). */
 export function defaultFaults(path: ChaosPath): Omit<ChaosOptions, 'seed' | 'eligible'> {
   return path === 'plain'
@@ -80,7 +89,7 @@ export function defaultFaults(path: ChaosPath): Omit<ChaosOptions, 'seed' | 'eli
         duplicate: 0.01,
         delay: 0.05,
         maxDelayMs: 15,
-        cutAfterBytes: [256 * 1024, 1536 * 1024],
+        cutAfterBytes: CUT_AFTER_BYTES,
       }
     : {
         drop: 0.01,
@@ -89,7 +98,7 @@ export function defaultFaults(path: ChaosPath): Omit<ChaosOptions, 'seed' | 'eli
         reorder: 0.05,
         delay: 0.05,
         maxDelayMs: 15,
-        cutAfterBytes: [256 * 1024, 1536 * 1024],
+        cutAfterBytes: CUT_AFTER_BYTES,
       };
 }
 
