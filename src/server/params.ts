@@ -184,8 +184,9 @@ export function describeValue(value: unknown): string {
 
 const EXPECTED: Record<string, string> = {
   string: 'a string',
-  number: 'a number',
-  int: 'a number',
+  // Every number in the params is a u64 on the binary (serde names the primitive type).
+  number: 'u64',
+  int: 'u64',
   boolean: 'a boolean',
   array: 'a sequence',
   object: 'a map',
@@ -208,6 +209,8 @@ function serdeMessage(issue: z.core.$ZodIssue, params: unknown): string {
   switch (issue.code) {
     case 'invalid_type':
       if (value === undefined && typeof key === 'string') return `missing field \`${key}\``;
+      // A number where a u64 belongs (1.5, 2^53+) is serde_json's `invalid number`.
+      if (typeof value === 'number') return 'invalid number';
       return `invalid type: ${describeValue(value)}, expected ${EXPECTED[issue.expected] ?? issue.expected}`;
     case 'invalid_value': {
       const options = issue.values.map((option) => `\`${String(option)}\``);
