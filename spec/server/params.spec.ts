@@ -4,7 +4,12 @@
  * it declines, the schema either rejects or it is a case left to the schema on purpose.
  */
 import { describe, expect, it } from '@jest/globals';
-import { executorFastCheck, FsGetMetadataParams, paramsDecoder } from '../../src/server/params.js';
+import {
+  executorFastCheck,
+  FsGetMetadataParams,
+  paramsDecoder,
+  ProcessReadParams,
+} from '../../src/server/params.js';
 
 const PATHS = ['file:///tmp', 'relative', '', 7, null, undefined, ['file:///x'], { p: 1 }];
 const FOLLOW = [true, false, null, undefined, 'yes', 0, {}];
@@ -59,5 +64,27 @@ describe('executorFastCheck(FsGetMetadataParams)', () => {
     expect(() => decode({ path: 'file:///a', followSymlinks: 1 })).toThrow(
       'invalid type: number, expected a boolean',
     );
+  });
+});
+
+describe('paramsDecoder: u64 fields', () => {
+  // Probed on codex 0.169.0 (`process/read`, `fs/readBlock`): serde names the primitive type.
+  const decode = paramsDecoder(ProcessReadParams);
+  const failure = (params: unknown): string => {
+    try {
+      decode(params);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'accepted';
+  };
+
+  it('words a string as `expected u64` and a fraction or a negative as `invalid number`', () => {
+    expect(failure({ processId: 'p', afterSeq: 'a' })).toBe(
+      'invalid type: string "a", expected u64',
+    );
+    expect(failure({ processId: 'p', waitMs: 1.5 })).toBe('invalid number');
+    expect(failure({ processId: 'p', afterSeq: -1 })).toBe('invalid number');
+    expect(failure({ processId: 'p', afterSeq: 3 })).toBe('accepted');
   });
 });

@@ -210,7 +210,9 @@ function serdeMessage(issue: z.core.$ZodIssue, params: unknown): string {
     case 'invalid_type':
       if (value === undefined && typeof key === 'string') return `missing field \`${key}\``;
       // A number where a u64 belongs (1.5, 2^53+) is serde_json's `invalid number`.
-      if (typeof value === 'number') return 'invalid number';
+      if (typeof value === 'number' && (issue.expected === 'number' || issue.expected === 'int')) {
+        return 'invalid number';
+      }
       return `invalid type: ${describeValue(value)}, expected ${EXPECTED[issue.expected] ?? issue.expected}`;
     case 'invalid_value': {
       const options = issue.values.map((option) => `\`${String(option)}\``);
