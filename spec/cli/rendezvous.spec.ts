@@ -8,7 +8,13 @@ import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli
 beforeAll(assertBuilt);
 afterEach(killRunningClis);
 
+/** Executor side (`serve --remote`) and harness side (`run --registry`) hold distinct tokens. */
 const TOKEN = { CODEX_API_KEY: 'cli-spec-token' };
+const HARNESS = { CODEX_API_KEY: 'cli-spec-harness-token' };
+const RENDEZVOUS_ENV = {
+  EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: TOKEN.CODEX_API_KEY,
+  EXECRX_RENDEZVOUS_HARNESS_TOKEN: HARNESS.CODEX_API_KEY,
+};
 
 /** Three CLI processes start one after the other; a loaded 2-core machine needs the margin. */
 const E2E_TIMEOUT_MS = 45_000;
@@ -17,7 +23,8 @@ describe('execrx rendezvous', () => {
   it(
     'relays `run --registry` to `serve --remote`, and every part stops on SIGINT',
     async () => {
-      const rendezvous = startCli(['rendezvous', '--executor-token', TOKEN.CODEX_API_KEY], {
+      const rendezvous = startCli(['rendezvous'], {
+        env: RENDEZVOUS_ENV,
         timeoutMs: E2E_TIMEOUT_MS,
       });
       const [registry] = await rendezvous.stdoutLines(1);
@@ -37,7 +44,7 @@ describe('execrx rendezvous', () => {
           '-c',
           'echo hi; exit 5',
         ]),
-        { env: TOKEN, timeoutMs: E2E_TIMEOUT_MS },
+        { env: HARNESS, timeoutMs: E2E_TIMEOUT_MS },
       );
       expect(result).toMatchObject({ code: 5, stdout: 'hi\n', stderr: '' });
 
@@ -56,7 +63,8 @@ describe('execrx rendezvous', () => {
   it(
     'answers a wrong token or an unknown environment with one line and exit code 1',
     async () => {
-      const rendezvous = startCli(['rendezvous', '--executor-token', TOKEN.CODEX_API_KEY], {
+      const rendezvous = startCli(['rendezvous'], {
+        env: RENDEZVOUS_ENV,
         timeoutMs: E2E_TIMEOUT_MS,
       });
       const [registry] = await rendezvous.stdoutLines(1);
@@ -65,7 +73,7 @@ describe('execrx rendezvous', () => {
         runCli(['run', ...lookup, 'cli-env', '--token-env', 'WRONG', '--', 'true'], {
           env: { WRONG: 'not-the-token' },
         }),
-        runCli(['run', ...lookup, 'nowhere', '--', 'true'], { env: TOKEN }),
+        runCli(['run', ...lookup, 'nowhere', '--', 'true'], { env: HARNESS }),
         runCli(
           ['serve', '--no-warm-up', '--remote', registry as string, '--environment-id', 'cli-env'],
           {

@@ -105,7 +105,7 @@ export async function startRendezvousSetup<E extends AttachedExecutor>(
     await rendezvous.close();
     throw error;
   }
-  const harness = rendezvousHarness(rendezvous, executor.environmentId, options.executorToken);
+  const harness = rendezvousHarness(rendezvous, executor.environmentId, rendezvous.harnessToken);
   const clients: ExecServerClient[] = [];
   return {
     rendezvous,
