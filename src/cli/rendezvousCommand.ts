@@ -51,7 +51,8 @@ const OPTIONS: readonly OptionSpec[] = [
     name: 'advertise-url',
     kind: 'value',
     valueName: 'URL',
-    description: "This node's own base URL for clients (in a cluster); default --public-url",
+    description:
+      "This node's own base URL for clients; default --public-url, or with --store the bound address",
   },
   {
     name: 'store',

@@ -54,7 +54,7 @@ export interface RendezvousOptions {
    * `advertiseUrl` (which defaults to it).
    */
   readonly publicUrl?: string;
-  /** Base URL harnesses reach this node at (in a cluster: this node's own address). */
+  /** Base URL harnesses reach this node at. Default `publicUrl`, or with a `store` the bound address. */
   readonly advertiseUrl?: string;
   /** Shared state; default an in-memory store (one node). */
   readonly store?: RendezvousStore;
@@ -239,7 +239,9 @@ export async function startRendezvous(options: RendezvousOptions): Promise<Rende
   const bound = `http://${host}:${address.port}`;
   const url = options.publicUrl?.replace(/\/+$/, '') ?? bound;
   node.state.publicWsBase = url.replace(/^http/, 'ws');
-  node.state.advertisedUrl = options.advertiseUrl?.replace(/\/+$/, '') ?? url;
+  // In a cluster (a shared store) harnesses must reach this very node, not the front address.
+  node.state.advertisedUrl =
+    options.advertiseUrl?.replace(/\/+$/, '') ?? (options.store ? bound : url);
 
   const beat = async (): Promise<void> => {
     const now = scheduler.now();
