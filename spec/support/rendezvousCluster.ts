@@ -73,12 +73,18 @@ export interface ClusterNode extends ClusterProcess {
   readonly url: string;
 }
 
-export async function startNode(redisUrl: string, frontUrl: string): Promise<ClusterNode> {
+/** A node sharing `redisUrl` behind `frontUrl` (without it, a single in-memory node). */
+export async function startNode(
+  redisUrl: string | undefined,
+  frontUrl: string,
+): Promise<ClusterNode> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  // A single node is its own front.
+  const cluster = redisUrl === undefined ? [] : ['--store', redisUrl, '--public-url', frontUrl];
   const child = spawn(
     process.execPath,
-    [CLI, 'rendezvous', '--listen', url, '--public-url', frontUrl, '--store', redisUrl],
+    [CLI, 'rendezvous', '--listen', url, ...cluster],
     {
       env: {
         ...process.env,
