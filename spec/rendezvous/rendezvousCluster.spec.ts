@@ -2,15 +2,18 @@
  * A rendezvous cluster on loopback, every part a real process: redis-server, three
  * `execrx rendezvous --store` nodes behind one front address, `execrx serve --remote` and
  * `codex exec-server --remote` executors, and clients through every node. A node killed
- * (SIGKILL) mid-stream, one drained (SIGTERM) mid-stream and Redis restarted mid-stream:
- * executors move to another node and LazyRemoteExecServerClient sessions recover with every
- * byte of output, once, in order. Needs `npm run build` (the nodes run the CLI bundle).
+ * (SIGKILL) mid-stream and one drained (SIGTERM) mid-stream: executors move to another node
+ * and LazyRemoteExecServerClient sessions recover with every byte of output, once, in order.
+ * Redis restarted mid-stream: the holding nodes put their registrations back and streams go
+ * on; registrations no node holds come back by the executors registering again. Needs
+ * `npm run build` (the nodes run the CLI bundle).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { tmpdir } from 'node:os';
-import { firstValueFrom, lastValueFrom, switchMap, timeout, toArray } from 'rxjs';
+import { filter, firstValueFrom, lastValueFrom, switchMap, timeout, toArray } from 'rxjs';
 import { ExecServerClient } from '../../src/client/index.js';
 import { LazyRemoteExecServerClient, noiseRendezvous } from '../../src/environment/index.js';
+import type { SessionState } from '../../src/client/index.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { EnvironmentRegistryClient, RegistryConnectProvider } from '../../src/registry/index.js';
 import { connectNoiseHarness } from '../../src/transport/noiseHarnessTransport.js';
@@ -94,10 +97,16 @@ function lazyClient(environmentId: string): LazyRemoteExecServerClient {
  * Starts the stream on both executors, waits until each has printed something, runs
  * `disrupt`, and checks every byte arrived, once and in order.
  */
-async function streamThrough(disrupt: () => Promise<void>): Promise<void> {
+async function streamThrough(disrupt: () => Promise<void>): Promise<SessionState[][]> {
+  const states: SessionState[][] = [];
+  const sessions: ExecServerClient[] = [];
   const runs = await Promise.all(
-    ENVIRONMENTS.map(async (environmentId) => {
+    ENVIRONMENTS.map(async (environmentId, index) => {
       const session = await firstValueFrom(lazyClient(environmentId).get().pipe(timeout(20_000)));
+      const seenStates: SessionState[] = [];
+      states[index] = seenStates;
+      session.state$.subscribe((state) => seenStates.push(state));
+      sessions[index] = session;
       const handle = await firstValueFrom(
         session
           .startProcess({
@@ -135,6 +144,22 @@ async function streamThrough(disrupt: () => Promise<void>): Promise<void> {
     expect(output.length).toBe(EXPECTED.length);
     expect(output === EXPECTED).toBe(true);
   }
+  // No session failed; each is connected again (its state may follow the last output).
+  for (const session of sessions) {
+    await firstValueFrom(
+      session.state$.pipe(
+        filter((state) => state === 'connected' || state === 'failed'),
+        timeout(25_000),
+      ),
+    );
+  }
+  const ended = states.map((seen) => [...seen]);
+  for (const client of clients.splice(0)) client.close();
+  for (const seen of ended) {
+    expect(seen).not.toContain('failed');
+    expect(seen.at(-1)).toBe('connected');
+  }
+  return ended;
 }
 
 describe('rendezvous cluster (Redis, 3 nodes, both executors)', () => {
@@ -174,34 +199,52 @@ describe('rendezvous cluster (Redis, 3 nodes, both executors)', () => {
 
   it('kill -9 of a node mid-stream: its executors register elsewhere, sessions recover byte-exact', async () => {
     const victim = await holderOf(ENVIRONMENTS[1]);
-    await streamThrough(async () => {
+    const states = await streamThrough(async () => {
       await victim.kill();
       nodes.splice(nodes.indexOf(victim), 1);
+      nodes.push(await startNode(redis.url, front.url));
     });
+    // The session on the killed node went through recovery.
+    expect(states[1]).toContain('recovering');
     for (const environmentId of ENVIRONMENTS) {
       expect((await holderOf(environmentId)).port).not.toBe(victim.port);
     }
-    nodes.push(await startNode(redis.url, front.url));
   }, 90_000);
 
   it('SIGTERM drains a node mid-stream: it exits 0, executors move, sessions recover byte-exact', async () => {
     const leaving = await holderOf(ENVIRONMENTS[0]);
-    await streamThrough(async () => {
+    const states = await streamThrough(async () => {
       leaving.child.kill('SIGTERM');
-      expect(await leaving.exited).toMatchObject({ code: 0 });
       nodes.splice(nodes.indexOf(leaving), 1);
+      nodes.push(await startNode(redis.url, front.url));
+      expect(await leaving.exited).toMatchObject({ code: 0 });
     });
     expect(leaving.stderr()).toContain('rendezvous: draining');
+    expect(states[0]).toContain('recovering');
     for (const environmentId of ENVIRONMENTS) {
       expect((await holderOf(environmentId)).port).not.toBe(leaving.port);
     }
-    nodes.push(await startNode(redis.url, front.url));
   }, 90_000);
 
-  it('Redis restarted mid-stream: registrations come back by re-registration, byte-exact', async () => {
+  it('Redis restarted mid-stream: the holding nodes put registrations back, streams go on byte-exact', async () => {
+    const holders = await Promise.all(ENVIRONMENTS.map(holderOf));
     await streamThrough(async () => {
       await redis.restart();
     });
-    for (const environmentId of ENVIRONMENTS) await holderOf(environmentId);
+    for (const [index, environmentId] of ENVIRONMENTS.entries()) {
+      expect((await holderOf(environmentId)).port).toBe(holders[index]!.port);
+      expect(holders[index]!.stderr()).toContain(`${environmentId} registration restored`);
+    }
+  }, 90_000);
+
+  it('Redis restarted while a node died: its executors register again on the others', async () => {
+    const victim = await holderOf(ENVIRONMENTS[0]);
+    await victim.kill();
+    nodes.splice(nodes.indexOf(victim), 1);
+    await redis.restart();
+    for (const environmentId of ENVIRONMENTS) {
+      expect((await holderOf(environmentId)).port).not.toBe(victim.port);
+    }
+    await streamThrough(async () => undefined);
   }, 90_000);
 });

@@ -138,10 +138,33 @@ describe.each(suites)('%s rendezvous store', (_name, makeStore) => {
   it('deletes only the named registration', () =>
     withStore(async (store) => {
       await register(store, 'env', keyA, { registrationId: 'r1', max: 1 });
-      expect(await store.delete('env', 'other')).toBe(false);
-      expect(await store.delete('env', 'r1')).toBe(true);
+      expect(await store.delete('env', 'other', 5_000)).toBe(false);
+      expect(await store.delete('env', 'r1', 5_000)).toBe(true);
       expect(await store.get('env', Date.now())).toBeUndefined();
       expect(await register(store, 'env', keyB, { max: 1 })).toBe('ok');
+    }));
+
+  it('restores a lost registration for its holder, never a deleted or a present one', () =>
+    withStore(async (store) => {
+      const now = Date.now();
+      await register(store, 'env', keyA, { registrationId: 'r1' });
+      await store.attach('env', 'r1', 'n1', now, TTL);
+      const held = (await store.get('env', now))!;
+      // Present: nothing to restore.
+      expect(await store.restore(held, 'n1', now, TTL)).toBe(false);
+      // Deleted by its owner: stays deleted.
+      await store.delete('env', 'r1', 5_000);
+      expect(await store.restore(held, 'n1', now, TTL)).toBe(false);
+      // Lost (as after a restart): put back, held by the node, counted for its token.
+      const lost = { ...held, registrationId: 'r2' };
+      expect(await store.restore(lost, 'n1', now, TTL)).toBe(true);
+      expect(await store.get('env', now)).toMatchObject({
+        registrationId: 'r2',
+        attachedNode: 'n1',
+        executorPublicKey: keyA,
+        tokenId: 'token-1',
+      });
+      expect(await register(store, 'other', keyA, { max: 1 })).toBe('token_limit');
     }));
 
   it('lists live nodes; a node expires with its heartbeat', () =>

@@ -82,18 +82,14 @@ export async function startNode(
   const url = `http://127.0.0.1:${port}`;
   // A single node is its own front.
   const cluster = redisUrl === undefined ? [] : ['--store', redisUrl, '--public-url', frontUrl];
-  const child = spawn(
-    process.execPath,
-    [CLI, 'rendezvous', '--listen', url, ...cluster],
-    {
-      env: {
-        ...process.env,
-        EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: CLUSTER_EXECUTOR_TOKEN,
-        EXECRX_RENDEZVOUS_HARNESS_TOKEN: CLUSTER_HARNESS_TOKEN,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, [CLI, 'rendezvous', '--listen', url, ...cluster], {
+    env: {
+      ...process.env,
+      EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: CLUSTER_EXECUTOR_TOKEN,
+      EXECRX_RENDEZVOUS_HARNESS_TOKEN: CLUSTER_HARNESS_TOKEN,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const tracked = track(child);
   try {
     await firstLine(child, 'rendezvous node');

@@ -6,7 +6,7 @@
 import type { SchedulerLike } from 'rxjs';
 import type { EnvironmentRelay, EnvironmentRelayOptions } from './environmentRelay.js';
 import type { RendezvousEvent } from './rendezvousEvents.js';
-import type { RendezvousStore } from './rendezvousStore.js';
+import type { RendezvousStore, StoredRegistration } from './rendezvousStore.js';
 import type { RendezvousTokens } from './trust.js';
 
 export interface RendezvousNodeContext {
@@ -18,6 +18,8 @@ export interface RendezvousNodeContext {
   readonly emit: (event: RendezvousEvent) => void;
   /** Environments with a socket on this node. */
   readonly relays: Map<string, EnvironmentRelay>;
+  /** The registrations whose executor sockets this node holds, as the store had them. */
+  readonly holdings: Map<string, StoredRegistration>;
   readonly state: {
     /** Set by `drain()`: no new sockets are accepted. */
     draining: boolean;
@@ -31,6 +33,8 @@ export interface RendezvousNodeContext {
     readonly environmentUrlTtlMs: number;
     readonly registrationTtlMs: number;
     readonly nodeTtlMs: number;
+    /** How long a deleted registration cannot be restored. */
+    readonly tombstoneMs: number;
     readonly maxHarnessSocketsPerEnvironment: number;
     readonly maxEnvironmentsPerToken: number;
   };

@@ -6,6 +6,7 @@
  *   the registration (PEXPIRE);
  * - `token:<tokenId>`: sorted set of that token's environment ids, scored by expiry;
  * - `node:<id>`: a node's JSON, expiring with its heartbeat; `nodes`: the node ids by expiry;
+ * - `deleted:<id>:<registration>`: a deleted registration, for a while (`restore` skips it);
  * - `secret`: the signing secret (base64url), set once by the first node (SET NX).
  * Environment ids are limited to `ENVIRONMENT_ID_PATTERN`, so they cannot break a key apart.
  */
@@ -65,11 +66,21 @@ for i = 5, #ARGV, 2 do
 end
 return lost`;
 
-// KEYS[1] env; ARGV: env id, registration, prefix
+// KEYS[1] env, KEYS[2] tombstone; ARGV: env id, registration, prefix, tombstone ms
 const DELETE = `
 if redis.call('HGET', KEYS[1], 'reg') ~= ARGV[2] then return 0 end
 redis.call('ZREM', ARGV[3] .. 'token:' .. redis.call('HGET', KEYS[1], 'token'), ARGV[1])
 redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[4])
+return 1`;
+
+// KEYS[1] env, KEYS[2] tombstone, KEYS[3] token set; ARGV: env id, reg, fp, token, key, node, now, ttl
+const RESTORE = `
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local exp = tonumber(ARGV[7]) + tonumber(ARGV[8])
+redis.call('HSET', KEYS[1], 'reg', ARGV[2], 'fp', ARGV[3], 'token', ARGV[4], 'key', ARGV[5], 'node', ARGV[6], 'exp', exp)
+redis.call('PEXPIRE', KEYS[1], ARGV[8])
+redis.call('ZADD', KEYS[3], exp, ARGV[1])
 return 1`;
 
 export interface RedisStoreOptions {
@@ -147,9 +158,29 @@ export async function redisRendezvousStore(options: RedisStoreOptions): Promise<
       const pairs = [...held].flat();
       return (await redis.eval(REFRESH, 0, nodeId, prefix, nowMs, ttlMs, ...pairs)) as string[];
     },
-    async delete(environmentId, registrationId) {
-      const args = [environmentId, registrationId, prefix];
-      return (await redis.eval(DELETE, 1, envKey(environmentId), ...args)) === 1;
+    async delete(environmentId, registrationId, tombstoneMs) {
+      const keys = [envKey(environmentId), `${prefix}deleted:${environmentId}:${registrationId}`];
+      const args = [environmentId, registrationId, prefix, tombstoneMs];
+      return (await redis.eval(DELETE, 2, ...keys, ...args)) === 1;
+    },
+    async restore(registration, nodeId, nowMs, ttlMs) {
+      const { environmentId, registrationId } = registration;
+      const keys = [
+        envKey(environmentId),
+        `${prefix}deleted:${environmentId}:${registrationId}`,
+        `${prefix}token:${registration.tokenId}`,
+      ];
+      const args = [
+        environmentId,
+        registrationId,
+        registration.keyFingerprint,
+        registration.tokenId,
+        JSON.stringify(registration.executorPublicKey),
+        nodeId,
+        nowMs,
+        ttlMs,
+      ];
+      return (await redis.eval(RESTORE, 3, ...keys, ...args)) === 1;
     },
     async heartbeat(node, nowMs, ttlMs) {
       await redis

@@ -161,7 +161,10 @@ export function registryBackend(node: RendezvousNodeContext): RegistryBackend {
         return false;
       }
       const { registrationId } = verified.claims;
-      if (!(await stored(() => store.delete(environmentId, registrationId)))) return false;
+      const deleted = await stored(() =>
+        store.delete(environmentId, registrationId, limits.tombstoneMs),
+      );
+      if (!deleted) return false;
       const relay = node.relays.get(environmentId);
       if (relay?.attachedRegistrationId === registrationId) relay.detachExecutor('superseded');
       emit({ type: 'deleted', environmentId, registrationId });

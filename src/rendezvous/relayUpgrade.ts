@@ -98,12 +98,14 @@ export function relayUpgradeHandler(node: RendezvousNodeContext): RelayUpgradeHa
         );
         return;
       }
+      const record = await node.store.get(environmentId, now);
       wss.handleUpgrade(request, socket, head, (ws) => {
         if (node.state.draining) {
           ws.close(1001, 'rendezvous: node draining');
           return;
         }
         relayFor(environmentId).attachExecutor(ws, registrationId);
+        if (record?.registrationId === registrationId) node.holdings.set(environmentId, record);
       });
       return;
     }

@@ -88,6 +88,8 @@ function describeEvent(event: RendezvousEvent): string | undefined {
       return `${env} registered (${event.registrationId})`;
     case 'registration-refused':
       return `${env} registration refused (${event.why})`;
+    case 'registration-restored':
+      return `${env} registration restored in the store (${event.registrationId})`;
     case 'deleted':
       return `${env} deleted by its owner (${event.registrationId})`;
     case 'executor-attached':

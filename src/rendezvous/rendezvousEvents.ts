@@ -87,6 +87,12 @@ export type RendezvousEvent =
       readonly registrationId: string;
     }
   | {
+      /** The store had lost a registration this node holds (restarted empty): put back. */
+      readonly type: 'registration-restored';
+      readonly environmentId: string;
+      readonly registrationId: string;
+    }
+  | {
       /** A store call failed (Redis away): the request was answered 503, or a heartbeat missed. */
       readonly type: 'store-failed';
       readonly detail: string;

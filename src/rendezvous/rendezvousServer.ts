@@ -176,12 +176,14 @@ export async function startRendezvous(options: RendezvousOptions): Promise<Rende
     scheduler,
     emit,
     relays: new Map(),
+    holdings: new Map(),
     state: { draining: false, publicWsBase: '', advertisedUrl: '' },
     limits: {
       authorizationTtlMs: options.authorizationTtlMs ?? DEFAULT_AUTHORIZATION_TTL_MS,
       environmentUrlTtlMs: options.environmentUrlTtlMs ?? DEFAULT_ENVIRONMENT_URL_TTL_MS,
       registrationTtlMs: options.registrationTtlMs ?? DEFAULT_REGISTRATION_TTL_MS,
       nodeTtlMs: 3 * heartbeatMs,
+      tombstoneMs: Math.max(30 * heartbeatMs, 30_000),
       maxHarnessSocketsPerEnvironment: options.maxHarnessSocketsPerEnvironment ?? 64,
       maxEnvironmentsPerToken: options.maxEnvironmentsPerToken ?? 1_000,
     },
@@ -200,6 +202,9 @@ export async function startRendezvous(options: RendezvousOptions): Promise<Rende
         // The store follows the sockets: a detached executor frees its registration's holder.
         if (event.type === 'executor-detached') {
           const { nodeId, limits } = node;
+          if (node.holdings.get(event.environmentId)?.registrationId === event.registrationId) {
+            node.holdings.delete(event.environmentId);
+          }
           store
             .detach(
               event.environmentId,
@@ -259,7 +264,30 @@ export async function startRendezvous(options: RendezvousOptions): Promise<Rende
       else if (relay.idle) node.relays.delete(environmentId);
     }
     const lost = await store.refresh(held, node.nodeId, now, node.limits.registrationTtlMs);
-    for (const environmentId of lost) node.relays.get(environmentId)?.detachExecutor('superseded');
+    for (const environmentId of lost) await letGoOrRestore(environmentId, now);
+  };
+  /**
+   * A registration this node holds is gone from the store or changed. Replaced, deleted or
+   * taken over: close the executor socket. Missing altogether (the store restarted empty):
+   * put it back, so neither the executor nor its clients notice.
+   */
+  const letGoOrRestore = async (environmentId: string, now: number): Promise<void> => {
+    const relay = node.relays.get(environmentId);
+    const holding = node.holdings.get(environmentId);
+    if (
+      holding !== undefined &&
+      relay?.attachedRegistrationId === holding.registrationId &&
+      (await store.get(environmentId, now)) === undefined &&
+      (await store.restore(holding, node.nodeId, now, node.limits.registrationTtlMs))
+    ) {
+      emit({
+        type: 'registration-restored',
+        environmentId,
+        registrationId: holding.registrationId,
+      });
+      return;
+    }
+    relay?.detachExecutor('superseded');
   };
   await beat();
   let beating = false;
@@ -318,7 +346,10 @@ export async function startRendezvous(options: RendezvousOptions): Promise<Rende
     },
     async evict(environmentId) {
       const record = await store.get(environmentId, scheduler.now());
-      if (!record || !(await store.delete(environmentId, record.registrationId))) return false;
+      const deleted =
+        record !== undefined &&
+        (await store.delete(environmentId, record.registrationId, node.limits.tombstoneMs));
+      if (!deleted) return false;
       node.relays.get(environmentId)?.detachExecutor('superseded');
       return true;
     },

@@ -78,8 +78,22 @@ export interface RendezvousStore {
     nowMs: number,
     ttlMs: number,
   ): Promise<string[]>;
-  /** Removes the registration if it is still `registrationId`. */
-  delete(environmentId: string, registrationId: string): Promise<boolean>;
+  /**
+   * Removes the registration if it is still `registrationId`, and remembers for `tombstoneMs`
+   * that it was deleted, so `restore` cannot bring it back.
+   */
+  delete(environmentId: string, registrationId: string, tombstoneMs: number): Promise<boolean>;
+  /**
+   * Puts back a registration the store lost (a Redis restart) as held by `nodeId`: only when
+   * the id has no registration and `registration` was not deleted. The node holding the
+   * executor socket calls it, so neither the executor nor its clients notice the restart.
+   */
+  restore(
+    registration: StoredRegistration,
+    nodeId: string,
+    nowMs: number,
+    ttlMs: number,
+  ): Promise<boolean>;
   heartbeat(node: RendezvousNodeInfo, nowMs: number, ttlMs: number): Promise<void>;
   node(nodeId: string, nowMs: number): Promise<RendezvousNodeInfo | undefined>;
   nodes(nowMs: number): Promise<RendezvousNodeInfo[]>;
@@ -102,6 +116,8 @@ interface Expiring<T> {
 /** One process's store: plain maps, expired entries dropped when met. */
 export function memoryRendezvousStore(): RendezvousStore {
   const registrations = new Map<string, StoredRegistration>();
+  /** `environmentId registrationId` of deleted registrations, until their expiry. */
+  const tombstones = new Map<string, number>();
   const nodes = new Map<string, Expiring<RendezvousNodeInfo>>();
   let sharedSecret: Uint8Array | undefined;
 
@@ -181,9 +197,23 @@ export function memoryRendezvousStore(): RendezvousStore {
       }
       return lost;
     },
-    async delete(environmentId, registrationId) {
+    async delete(environmentId, registrationId, tombstoneMs) {
       if (registrations.get(environmentId)?.registrationId !== registrationId) return false;
+      for (const [name, until] of tombstones) if (until <= Date.now()) tombstones.delete(name);
+      tombstones.set(`${environmentId} ${registrationId}`, Date.now() + tombstoneMs);
       return registrations.delete(environmentId);
+    },
+    async restore(registration, nodeId, nowMs, ttlMs) {
+      const tombstone = `${registration.environmentId} ${registration.registrationId}`;
+      if ((tombstones.get(tombstone) ?? 0) > Date.now()) return false;
+      tombstones.delete(tombstone);
+      if (live(registration.environmentId, nowMs)) return false;
+      registrations.set(registration.environmentId, {
+        ...registration,
+        attachedNode: nodeId,
+        expiresAtMs: nowMs + ttlMs,
+      });
+      return true;
     },
     async heartbeat(node, nowMs, ttlMs) {
       nodes.set(node.id, { value: node, expiresAtMs: nowMs + ttlMs });
