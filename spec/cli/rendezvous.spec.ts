@@ -3,6 +3,9 @@
  * processes on 127.0.0.1: registration, registry lookup, Noise handshake through the relay.
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
 
 beforeAll(assertBuilt);
@@ -91,6 +94,59 @@ describe('execrx rendezvous', () => {
 
       rendezvous.child.kill('SIGTERM');
       expect((await rendezvous.result).code).toBe(0);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'reads its tokens from files and refuses bad options with a usage error',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'execrx-rendezvous-cli-'));
+      writeFileSync(join(dir, 'executor'), `${TOKEN.CODEX_API_KEY}\n`);
+      writeFileSync(join(dir, 'harness'), HARNESS.CODEX_API_KEY);
+      writeFileSync(join(dir, 'same'), TOKEN.CODEX_API_KEY);
+      const files = (harness: string) => [
+        '--executor-token-file',
+        join(dir, 'executor'),
+        '--harness-token-file',
+        join(dir, harness),
+      ];
+      const rendezvous = startCli(['rendezvous', ...files('harness')], {
+        timeoutMs: E2E_TIMEOUT_MS,
+      });
+      const [registry] = await rendezvous.stdoutLines(1);
+      const lookup = ['run', '--registry', registry as string, '--environment-id', 'nowhere'];
+      const unknown = await runCli([...lookup, '--', 'true'], { env: HARNESS });
+      expect(unknown.stderr).toContain('environment_not_found');
+      const wrong = await runCli([...lookup, '--', 'true'], { env: TOKEN });
+      expect(wrong.stderr).toContain('401');
+      rendezvous.child.kill('SIGTERM');
+      const stopped = await rendezvous.result;
+      expect(stopped.code).toBe(0);
+      expect(stopped.stderr).not.toContain('generated');
+
+      const usage = await Promise.all([
+        runCli(['rendezvous', '--allow-origin', 'https://app.example.com/path']),
+        runCli(['rendezvous', '--store', 'redis://127.0.0.1:1']),
+        runCli(['rendezvous', '--executor-token-file', join(dir, 'missing')]),
+        runCli(['rendezvous', '--executor-token', 'on-argv']),
+      ]);
+      for (const result of usage) expect(result.code).toBe(2);
+      expect(usage[0]!.stderr).toContain('--allow-origin expects an origin');
+      expect(usage[1]!.stderr).toContain('needs the tokens every node shares');
+      expect(usage[2]!.stderr).toContain('cannot read');
+      expect(usage[3]!.stderr).toContain('unknown option `--executor-token`');
+      const same = await runCli(['rendezvous', ...files('same')]);
+      expect(same.code).toBe(1);
+      expect(same.stderr).toContain('harness token equals an executor token');
+      const noRedis = await runCli([
+        'rendezvous',
+        ...files('harness'),
+        '--store',
+        'redis://127.0.0.1:1',
+      ]);
+      expect(noRedis.code).toBe(1);
+      expect(noRedis.stderr).toContain('cannot reach the rendezvous store at redis://127.0.0.1:1');
     },
     E2E_TIMEOUT_MS,
   );
