@@ -4,7 +4,7 @@
  * charset, browser origins, and each limit pushed past.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { type Observable, firstValueFrom, timeout } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
 import { resumeFrame, resetFrame } from '../../src/relay/index.js';
 import {
@@ -18,19 +18,12 @@ import {
   type Rendezvous,
   type RendezvousOptions,
 } from '../../src/rendezvous/index.js';
+import { failureOf, within } from '../support/rendezvousHarness.js';
 import { openRelaySocket, type RawRelaySocket } from '../support/rendezvousSockets.js';
 
 const EXECUTOR = 'trust-executor-token';
 const HARNESS = 'trust-harness-token';
-const within = <T>(source: Observable<T>): Promise<T> =>
-  firstValueFrom(source.pipe(timeout(5_000)));
-const failure = (source: Observable<unknown>): Promise<unknown> =>
-  within(source).then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error,
-  );
+const failure = (source: Observable<unknown>): Promise<unknown> => failureOf(source, 5_000);
 const key = (): ReturnType<NoiseChannelIdentity['toJSON']> =>
   NoiseChannelIdentity.generate().toJSON();
 

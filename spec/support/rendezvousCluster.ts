@@ -68,6 +68,26 @@ function firstLine(child: ChildProcess, what: string, ms = 20_000): Promise<stri
   });
 }
 
+/** Runs the CLI bundle with `args`; resolves once it printed its first stdout line. */
+async function startCli(
+  args: readonly string[],
+  what: string,
+  env: Readonly<Record<string, string>>,
+): Promise<ClusterProcess> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const tracked = track(child);
+  try {
+    await firstLine(child, what);
+  } catch (error) {
+    await tracked.kill();
+    throw new Error(`${(error as Error).message}\n${tracked.stderr()}`);
+  }
+  return tracked;
+}
+
 export interface ClusterNode extends ClusterProcess {
   readonly port: number;
   readonly url: string;
@@ -82,21 +102,10 @@ export async function startNode(
   const url = `http://127.0.0.1:${port}`;
   // A single node is its own front.
   const cluster = redisUrl === undefined ? [] : ['--store', redisUrl, '--public-url', frontUrl];
-  const child = spawn(process.execPath, [CLI, 'rendezvous', '--listen', url, ...cluster], {
-    env: {
-      ...process.env,
-      EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: CLUSTER_EXECUTOR_TOKEN,
-      EXECRX_RENDEZVOUS_HARNESS_TOKEN: CLUSTER_HARNESS_TOKEN,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const tracked = await startCli(['rendezvous', '--listen', url, ...cluster], 'rendezvous node', {
+    EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: CLUSTER_EXECUTOR_TOKEN,
+    EXECRX_RENDEZVOUS_HARNESS_TOKEN: CLUSTER_HARNESS_TOKEN,
   });
-  const tracked = track(child);
-  try {
-    await firstLine(child, 'rendezvous node');
-  } catch (error) {
-    await tracked.kill();
-    throw new Error(`${(error as Error).message}\n${tracked.stderr()}`);
-  }
   return { ...tracked, port, url };
 }
 
@@ -157,22 +166,11 @@ export async function startTsRemote(
   frontUrl: string,
   environmentId: string,
 ): Promise<ClusterProcess> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'serve', '--no-warm-up', '--remote', frontUrl, '--environment-id', environmentId],
-    {
-      env: { ...process.env, CODEX_API_KEY: CLUSTER_EXECUTOR_TOKEN },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  return startCli(
+    ['serve', '--no-warm-up', '--remote', frontUrl, '--environment-id', environmentId],
+    'execrx serve --remote',
+    { CODEX_API_KEY: CLUSTER_EXECUTOR_TOKEN },
   );
-  const tracked = track(child);
-  try {
-    await firstLine(child, 'execrx serve --remote');
-  } catch (error) {
-    await tracked.kill();
-    throw new Error(`${(error as Error).message}\n${tracked.stderr()}`);
-  }
-  return tracked;
 }
 
 /** `codex exec-server --remote FRONT --environment-id ID` (attach is awaited by the caller). */
