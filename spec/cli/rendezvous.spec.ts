@@ -3,12 +3,21 @@
  * processes on 127.0.0.1: registration, registry lookup, Noise handshake through the relay.
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
 
 beforeAll(assertBuilt);
 afterEach(killRunningClis);
 
+/** Executor side (`serve --remote`) and harness side (`run --registry`) hold distinct tokens. */
 const TOKEN = { CODEX_API_KEY: 'cli-spec-token' };
+const HARNESS = { CODEX_API_KEY: 'cli-spec-harness-token' };
+const RENDEZVOUS_ENV = {
+  EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: TOKEN.CODEX_API_KEY,
+  EXECRX_RENDEZVOUS_HARNESS_TOKEN: HARNESS.CODEX_API_KEY,
+};
 
 /** Three CLI processes start one after the other; a loaded 2-core machine needs the margin. */
 const E2E_TIMEOUT_MS = 45_000;
@@ -17,7 +26,8 @@ describe('execrx rendezvous', () => {
   it(
     'relays `run --registry` to `serve --remote`, and every part stops on SIGINT',
     async () => {
-      const rendezvous = startCli(['rendezvous', '--executor-token', TOKEN.CODEX_API_KEY], {
+      const rendezvous = startCli(['rendezvous'], {
+        env: RENDEZVOUS_ENV,
         timeoutMs: E2E_TIMEOUT_MS,
       });
       const [registry] = await rendezvous.stdoutLines(1);
@@ -37,7 +47,7 @@ describe('execrx rendezvous', () => {
           '-c',
           'echo hi; exit 5',
         ]),
-        { env: TOKEN, timeoutMs: E2E_TIMEOUT_MS },
+        { env: HARNESS, timeoutMs: E2E_TIMEOUT_MS },
       );
       expect(result).toMatchObject({ code: 5, stdout: 'hi\n', stderr: '' });
 
@@ -56,7 +66,8 @@ describe('execrx rendezvous', () => {
   it(
     'answers a wrong token or an unknown environment with one line and exit code 1',
     async () => {
-      const rendezvous = startCli(['rendezvous', '--executor-token', TOKEN.CODEX_API_KEY], {
+      const rendezvous = startCli(['rendezvous'], {
+        env: RENDEZVOUS_ENV,
         timeoutMs: E2E_TIMEOUT_MS,
       });
       const [registry] = await rendezvous.stdoutLines(1);
@@ -65,7 +76,7 @@ describe('execrx rendezvous', () => {
         runCli(['run', ...lookup, 'cli-env', '--token-env', 'WRONG', '--', 'true'], {
           env: { WRONG: 'not-the-token' },
         }),
-        runCli(['run', ...lookup, 'nowhere', '--', 'true'], { env: TOKEN }),
+        runCli(['run', ...lookup, 'nowhere', '--', 'true'], { env: HARNESS }),
         runCli(
           ['serve', '--no-warm-up', '--remote', registry as string, '--environment-id', 'cli-env'],
           {
@@ -83,6 +94,59 @@ describe('execrx rendezvous', () => {
 
       rendezvous.child.kill('SIGTERM');
       expect((await rendezvous.result).code).toBe(0);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'reads its tokens from files and refuses bad options with a usage error',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'execrx-rendezvous-cli-'));
+      writeFileSync(join(dir, 'executor'), `${TOKEN.CODEX_API_KEY}\n`);
+      writeFileSync(join(dir, 'harness'), HARNESS.CODEX_API_KEY);
+      writeFileSync(join(dir, 'same'), TOKEN.CODEX_API_KEY);
+      const files = (harness: string) => [
+        '--executor-token-file',
+        join(dir, 'executor'),
+        '--harness-token-file',
+        join(dir, harness),
+      ];
+      const rendezvous = startCli(['rendezvous', ...files('harness')], {
+        timeoutMs: E2E_TIMEOUT_MS,
+      });
+      const [registry] = await rendezvous.stdoutLines(1);
+      const lookup = ['run', '--registry', registry as string, '--environment-id', 'nowhere'];
+      const unknown = await runCli([...lookup, '--', 'true'], { env: HARNESS });
+      expect(unknown.stderr).toContain('environment_not_found');
+      const wrong = await runCli([...lookup, '--', 'true'], { env: TOKEN });
+      expect(wrong.stderr).toContain('401');
+      rendezvous.child.kill('SIGTERM');
+      const stopped = await rendezvous.result;
+      expect(stopped.code).toBe(0);
+      expect(stopped.stderr).not.toContain('generated');
+
+      const usage = await Promise.all([
+        runCli(['rendezvous', '--allow-origin', 'https://app.example.com/path']),
+        runCli(['rendezvous', '--store', 'redis://127.0.0.1:1']),
+        runCli(['rendezvous', '--executor-token-file', join(dir, 'missing')]),
+        runCli(['rendezvous', '--executor-token', 'on-argv']),
+      ]);
+      for (const result of usage) expect(result.code).toBe(2);
+      expect(usage[0]!.stderr).toContain('--allow-origin expects an origin');
+      expect(usage[1]!.stderr).toContain('needs the tokens every node shares');
+      expect(usage[2]!.stderr).toContain('cannot read');
+      expect(usage[3]!.stderr).toContain('unknown option `--executor-token`');
+      const same = await runCli(['rendezvous', ...files('same')]);
+      expect(same.code).toBe(1);
+      expect(same.stderr).toContain('harness token equals an executor token');
+      const noRedis = await runCli([
+        'rendezvous',
+        ...files('harness'),
+        '--store',
+        'redis://127.0.0.1:1',
+      ]);
+      expect(noRedis.code).toBe(1);
+      expect(noRedis.stderr).toContain('cannot reach the rendezvous store at redis://127.0.0.1:1');
     },
     E2E_TIMEOUT_MS,
   );

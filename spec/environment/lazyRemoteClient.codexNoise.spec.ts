@@ -46,7 +46,10 @@ const within = <T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> =
 
 describe('LazyRemoteExecServerClient → our rendezvous → codex exec-server --remote 0.169.0', () => {
   it('connects, recovers a lost harness stream on the same session, and refresh keeps it', async () => {
-    const registry = new EnvironmentRegistryClient({ baseUrl: rendezvous.url, bearerToken: TOKEN });
+    const registry = new EnvironmentRegistryClient({
+      baseUrl: rendezvous.url,
+      bearerToken: rendezvous.harnessToken,
+    });
     const harness = new RecordingHarness();
     const client = new LazyRemoteExecServerClient(
       noiseRendezvous(

@@ -54,7 +54,7 @@ const openClient = (): Promise<ExecServerClient> =>
 
 describe('our harness ↔ rendezvous ↔ codex exec-server --remote 0.169.0', () => {
   it('registered with the rendezvous and validated our harness key', async () => {
-    const status = rendezvous.environment(executor.environmentId);
+    const status = await rendezvous.environment(executor.environmentId);
     expect(status?.attachedRegistrationId).toBe(executor.registrationId);
     const client = await openClient();
     expect(client.sessionId).toMatch(/^[0-9a-f-]{36}$/);
@@ -107,7 +107,7 @@ describe('our harness ↔ rendezvous ↔ codex exec-server --remote 0.169.0', ()
 
   it('an authorization the registry refuses ends in a stream reset, no data crosses', async () => {
     const bundle = await harness.bundle();
-    const expired = rendezvous.issueAuthorization(
+    const expired = await rendezvous.issueAuthorization(
       executor.environmentId,
       harness.identity.toJSON(),
       Date.now() - 1,

@@ -73,13 +73,15 @@ describe('codex exec-server --remote 0.169.0 reconnecting through our rendezvous
       ),
     );
 
-    // Someone else registers the environment: the binary's socket is closed (4000) and its
-    // URL goes stale.
-    const originalKey = rendezvous.environment(executor.environmentId)?.executorPublicKey;
+    // Someone else cannot register the environment (409); the operator deletes the
+    // registration: the binary's socket is closed (4000) and its URL goes stale.
+    const originalKey = (await rendezvous.environment(executor.environmentId))?.executorPublicKey;
     const usurper = new EnvironmentRegistryClient({ baseUrl: rendezvous.url, bearerToken: TOKEN });
-    await within(
+    const refused = await within(
       usurper.register(executor.environmentId, NoiseChannelIdentity.generate().toJSON()),
-    );
+    ).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 409 });
+    expect(await rendezvous.evict(executor.environmentId)).toBe(true);
     const attached = await within(
       rendezvous.events.pipe(filter((event) => event.type === 'executor-attached')),
       20_000,
@@ -97,11 +99,13 @@ describe('codex exec-server --remote 0.169.0 reconnecting through our rendezvous
       ]),
     );
     expect(since).toContainEqual(expect.objectContaining({ type: 'upgrade-refused', status: 404 }));
-    expect(rendezvous.environment(executor.environmentId)?.attachedRegistrationId).toBe(
+    expect((await rendezvous.environment(executor.environmentId))?.attachedRegistrationId).toBe(
       attached.registrationId,
     );
     // Same process identity: the re-registration carries the key it registered first.
-    expect(rendezvous.environment(executor.environmentId)?.executorPublicKey).toEqual(originalKey);
+    expect((await rendezvous.environment(executor.environmentId))?.executorPublicKey).toEqual(
+      originalKey,
+    );
     // The stream of the old socket was reset to our harness; recover on a fresh bundle.
     await within(client.state$.pipe(filter((state) => state === 'recovering')));
     await lastValueFrom(

@@ -66,7 +66,7 @@ describe('our harness ↔ rendezvous ↔ our TypeScript executor', () => {
 
   it('refuses a harness whose authorization was minted for another key', async () => {
     const bundle = await harness.bundle();
-    const stranger = rendezvousHarness(rendezvous, executor.environmentId, TOKEN);
+    const stranger = rendezvousHarness(rendezvous, executor.environmentId, rendezvous.harnessToken);
     const streamId = crypto.randomUUID();
     // The stranger presents the first harness's authorization with its own key.
     const error = await within(connectNoiseHarness(bundle, stranger.identity, { streamId })).catch(
@@ -109,7 +109,7 @@ describe('startRemoteExecServer (--remote mode) through our rendezvous', () => {
       });
       const run = async (): Promise<string> => {
         const client = await within(
-          rendezvousHarness(rendezvous, environmentId, TOKEN)
+          rendezvousHarness(rendezvous, environmentId, rendezvous.harnessToken)
             .connect()
             .pipe(
               switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'ts' })),
@@ -133,10 +133,16 @@ describe('startRemoteExecServer (--remote mode) through our rendezvous', () => {
         baseUrl: rendezvous.url,
         bearerToken: TOKEN,
       });
-      await within(usurper.register(environmentId, NoiseChannelIdentity.generate().toJSON()));
+      // Another key cannot take the environment over (409 environment_bound) ...
+      const refused = await within(
+        usurper.register(environmentId, NoiseChannelIdentity.generate().toJSON()),
+      ).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ status: 409 });
+      // ... but once the operator deletes the registration, the executor registers again.
+      expect(await rendezvous.evict(environmentId)).toBe(true);
       const again = await secondAttach;
       expect(again).toMatchObject({ registrationId: remote.registration.executorRegistrationId });
-      expect(rendezvous.environment(environmentId)?.executorPublicKey).toEqual(
+      expect((await rendezvous.environment(environmentId))?.executorPublicKey).toEqual(
         remote.identity.toJSON(),
       );
       expect(await run()).toBe('remote');

@@ -26,6 +26,7 @@ import {
 import { openRelaySocket, type RawRelaySocket } from '../support/rendezvousSockets.js';
 
 const TOKEN = 'relay-token';
+const HARNESS_TOKEN = 'relay-harness-token';
 const SECRET = new Uint8Array(32).fill(3);
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -45,11 +46,20 @@ afterEach(async () => {
 });
 
 async function start(options: Partial<RendezvousOptions> = {}): Promise<Fixture> {
-  const rendezvous = await startRendezvous({ executorToken: TOKEN, secret: SECRET, ...options });
+  const rendezvous = await startRendezvous({
+    executorToken: TOKEN,
+    harnessToken: HARNESS_TOKEN,
+    secret: SECRET,
+    ...options,
+  });
   cleanups.push(() => rendezvous.close());
   const events: RendezvousEvent[] = [];
   rendezvous.events.subscribe((event) => events.push(event));
   const registry = new EnvironmentRegistryClient({ baseUrl: rendezvous.url, bearerToken: TOKEN });
+  const harnessRegistry = new EnvironmentRegistryClient({
+    baseUrl: rendezvous.url,
+    bearerToken: HARNESS_TOKEN,
+  });
   const registration = await firstValueFrom(
     registry.register('env-1', NoiseChannelIdentity.generate().toJSON()),
   );
@@ -60,7 +70,7 @@ async function start(options: Partial<RendezvousOptions> = {}): Promise<Fixture>
   };
   const executor = await open(registration.websocketUrl);
   const bundle = await firstValueFrom(
-    registry.connect('env-1', NoiseChannelIdentity.generate().toJSON()),
+    harnessRegistry.connect('env-1', NoiseChannelIdentity.generate().toJSON()),
   );
   return {
     rendezvous,
@@ -92,11 +102,13 @@ describe('rendezvous upgrade checks', () => {
       role: 'harness',
       environmentId: 'env-1',
       registrationId,
+      expiresAtMs: Date.now() + 60_000,
     });
     const staleUrl = signRendezvousUrl(base, SECRET, {
       role: 'environment',
       environmentId: 'env-1',
       registrationId: 'some-old-registration',
+      expiresAtMs: Date.now() + 60_000,
     });
     await expect(openRelaySocket(websocketUrl.replace(/sig=.*/, 'sig=forged'))).rejects.toThrow(
       'HTTP 401',
@@ -148,7 +160,7 @@ describe('rendezvous relay routing', () => {
     await executor.next();
     await a.close();
     expect(await executor.next()).toEqual(resetFrame('stream-a', NOISE_RELAY_RESET_REASON));
-    expect(rendezvous.environment('env-1')?.streams).toBe(0);
+    expect((await rendezvous.environment('env-1'))?.streams).toBe(0);
   });
 
   it('forwards a harness reset and forgets the stream', async () => {
@@ -314,7 +326,7 @@ describe('rendezvous back-pressure', () => {
     slow.socket.resume(); // a paused client would never see the connection end
     expect(await slow.closed()).toBe(1006);
     await resumed; // the executor is read again: its other streams go on
-    expect(fixture.rendezvous.environment('env-1')).toMatchObject({
+    expect(await fixture.rendezvous.environment('env-1')).toMatchObject({
       streams: 0,
       harnessSockets: 0,
     });
@@ -354,7 +366,7 @@ describe('rendezvous executor lifecycle', () => {
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'executor-detached', reason: 'replaced' }),
     );
-    expect(rendezvous.environment('env-1')?.streams).toBe(1);
+    expect((await rendezvous.environment('env-1'))?.streams).toBe(1);
   });
 
   it('resets every harness stream when the executor socket closes', async () => {
@@ -395,7 +407,7 @@ describe('rendezvous executor lifecycle', () => {
     });
     expect(await detached).toMatchObject({ reason: 'pong_timeout', environmentId: 'env-silent' });
     expect(await sockets[0]!.closed()).toBe(1006);
-    expect(rendezvous.environment('env-answering')?.attachedRegistrationId).toBe(
+    expect((await rendezvous.environment('env-answering'))?.attachedRegistrationId).toBe(
       answering!.executorRegistrationId,
     );
   });

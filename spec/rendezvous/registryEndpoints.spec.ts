@@ -80,7 +80,7 @@ describe('POST /cloud/environment/{id}/register', () => {
     const url = new URL(registration.websocketUrl);
     expect(url.searchParams.get('role')).toBe('environment');
     expect(url.searchParams.get('sig')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(rendezvous.environment('env-1')).toMatchObject({
+    expect(await rendezvous.environment('env-1')).toMatchObject({
       registrationId: registration.executorRegistrationId,
       executorPublicKey: executorKey,
       attachedRegistrationId: undefined,
@@ -177,7 +177,7 @@ describe('POST /cloud/environment/{id}/register', () => {
     expect(await firstSocket.closed()).toBe(4000);
     await expect(openRelaySocket(first.websocketUrl)).rejects.toThrow('HTTP 404');
     sockets.push(await openRelaySocket(second.websocketUrl));
-    expect(rendezvous.environment('env-1')?.attachedRegistrationId).toBe(
+    expect((await rendezvous.environment('env-1'))?.attachedRegistrationId).toBe(
       second.executorRegistrationId,
     );
   });
@@ -261,7 +261,7 @@ describe('POST /cloud/environment/{id}/validate', () => {
     const { harnessKeyAuthorization: authorization } = await within(
       harnessRegistry.connect('env-1', harnessKey),
     );
-    const expired = rendezvous.issueAuthorization('env-1', harnessKey, Date.now() - 1);
+    const expired = await rendezvous.issueAuthorization('env-1', harnessKey, Date.now() - 1);
     const id = registration.executorRegistrationId;
     const refusals: [Observable<void>, string][] = [
       [validate(id, authorization, NoiseChannelIdentity.generate().toJSON()), 'bad_signature'],

@@ -22,6 +22,7 @@ describe('execrx rendezvous (runRendezvousCommand)', () => {
     const running = runRendezvousCommand({
       listen: 'http://127.0.0.1:0',
       executorToken: 'cli-token',
+      harnessToken: 'cli-harness-token',
       writeOut: (line) => out.push(line),
       writeErr: (line) => err.push(line),
       signal: controller.signal,
@@ -39,7 +40,7 @@ describe('execrx rendezvous (runRendezvousCommand)', () => {
     await expect(fetch(`${url}/cloud/environment/cli-env/register`)).rejects.toThrow();
   });
 
-  it('generates a token when none is given and prints it on stderr', async () => {
+  it('generates distinct tokens when none are given and prints them on stderr', async () => {
     const out: string[] = [];
     const err: string[] = [];
     const controller = new AbortController();
@@ -49,7 +50,9 @@ describe('execrx rendezvous (runRendezvousCommand)', () => {
       signal: controller.signal,
     });
     const url = await lineMatching(out, /^http:\/\//);
-    const token = (await lineMatching(err, /generated bearer token/)).split(': ').at(-1)!;
+    const token = (await lineMatching(err, /generated executor token/)).split(': ').at(-1)!;
+    const harnessToken = (await lineMatching(err, /generated harness token/)).split(': ').at(-1)!;
+    expect(harnessToken).not.toBe(token);
     const registry = new EnvironmentRegistryClient({ baseUrl: url, bearerToken: token });
     await firstValueFrom(
       registry.register('env', NoiseChannelIdentity.generate().toJSON()).pipe(timeout(5_000)),

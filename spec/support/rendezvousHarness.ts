@@ -57,6 +57,15 @@ export function rendezvousHarness(
 export const within = <T>(source: Observable<T>, ms = 10_000): Promise<T> =>
   firstValueFrom(source.pipe(timeout(ms)));
 
+/** The error `source` fails with (within `ms`); throws when it succeeds instead. */
+export const failureOf = (source: Observable<unknown>, ms = 10_000): Promise<unknown> =>
+  within(source, ms).then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (error: unknown) => error,
+  );
+
 /** Frames the rendezvous forwarded to the executor on `streamId`, by kind, in order. */
 export function framesToExecutor(events: readonly RendezvousEvent[], streamId: string): string[] {
   return events.flatMap((event) =>
@@ -105,7 +114,7 @@ export async function startRendezvousSetup<E extends AttachedExecutor>(
     await rendezvous.close();
     throw error;
   }
-  const harness = rendezvousHarness(rendezvous, executor.environmentId, options.executorToken);
+  const harness = rendezvousHarness(rendezvous, executor.environmentId, rendezvous.harnessToken);
   const clients: ExecServerClient[] = [];
   return {
     rendezvous,

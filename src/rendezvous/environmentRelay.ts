@@ -39,6 +39,8 @@ export interface EnvironmentRelayOptions {
   readonly scheduler: SchedulerLike;
   /** Streams routed at once per environment (codex's executor serves at most 128). */
   readonly maxStreams: number;
+  /** Streams one harness socket may hold at once, so one client cannot take them all. */
+  readonly maxStreamsPerHarness: number;
   /**
    * High-water mark of bytes queued on one socket: above it the relay stops reading the
    * sockets that feed it (the executor for a slow harness; the harnesses for a slow
@@ -50,7 +52,8 @@ export interface EnvironmentRelayOptions {
   readonly emit: (event: RendezvousEvent) => void;
 }
 
-type ExecutorDetachReason = 'closed' | 'replaced' | 'superseded' | 'pong_timeout' | 'shutdown';
+export type ExecutorDetachReason =
+  'closed' | 'replaced' | 'superseded' | 'pong_timeout' | 'draining' | 'shutdown';
 
 /** WebSocket close codes the relay uses when it ends a socket itself. */
 const CLOSE_GOING_AWAY = 1001;
@@ -140,7 +143,7 @@ export class EnvironmentRelay {
     if (reason === 'pong_timeout') link.socket.terminate();
     else if (link.socket.readyState === WebSocket.OPEN) {
       link.socket.close(
-        reason === 'shutdown' ? CLOSE_GOING_AWAY : CLOSE_REPLACED,
+        reason === 'shutdown' || reason === 'draining' ? CLOSE_GOING_AWAY : CLOSE_REPLACED,
         `rendezvous: executor connection ${reason}`,
       );
     }
@@ -163,9 +166,14 @@ export class EnvironmentRelay {
     link.keepalive = this.watch(socket, () => socket.terminate());
   }
 
-  /** Shutdown: closes every socket of this environment. */
-  close(): void {
-    this.detachExecutor('shutdown');
+  /** True while neither an executor nor a harness socket is attached. */
+  get idle(): boolean {
+    return this.executor === undefined && this.harnesses.size === 0;
+  }
+
+  /** Shutdown (or draining): closes every socket of this environment. */
+  close(reason: 'shutdown' | 'draining' = 'shutdown'): void {
+    this.detachExecutor(reason);
     for (const link of [...this.harnesses]) {
       link.socket.close(CLOSE_GOING_AWAY, 'rendezvous shutting down');
       this.detachHarness(link);
@@ -200,6 +208,15 @@ export class EnvironmentRelay {
       }
       if (owner) {
         this.refuse(link, streamId, 'stream_in_use', 'another harness socket holds this stream');
+        return;
+      }
+      if (link.streams.size >= this.options.maxStreamsPerHarness) {
+        this.refuse(
+          link,
+          streamId,
+          'no_capacity',
+          `this harness socket already holds ${this.options.maxStreamsPerHarness} streams`,
+        );
         return;
       }
       if (!this.executor || this.routes.size >= this.options.maxStreams) {

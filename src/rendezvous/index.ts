@@ -10,6 +10,21 @@ export {
   type RendezvousEnvironmentStatus,
   type RendezvousOptions,
 } from './rendezvousServer.js';
+export {
+  memoryRendezvousStore,
+  tokenId,
+  type RendezvousNodeInfo,
+  type RendezvousStore,
+  type StoredRegistration,
+} from './rendezvousStore.js';
+export { redisRendezvousStore, type RedisStoreOptions } from './redisStore.js';
+export {
+  ENVIRONMENT_ID_PATTERN,
+  escapeForLog,
+  isEnvironmentId,
+  tokenMatches,
+  type TokenPair,
+} from './trust.js';
 export { runRendezvousCommand, type RendezvousCommandOptions } from './rendezvousCommand.js';
 export {
   checkHarnessAuthorization,
@@ -21,4 +36,10 @@ export {
 } from './harnessAuthorization.js';
 export type { RendezvousCounters, RendezvousEvent } from './rendezvousEvents.js';
 export { RendezvousFrameError, type DroppedFrameCause } from './rendezvousErrors.js';
-export { signRendezvousUrl, verifyRendezvousUrl, type RendezvousRole } from './rendezvousUrl.js';
+export {
+  signRendezvousUrl,
+  verifyRendezvousUrl,
+  type RendezvousRole,
+  type RendezvousUrlClaims,
+} from './rendezvousUrl.js';
+export { MAX_REGISTRY_REQUEST_BYTES } from './registryEndpoints.js';

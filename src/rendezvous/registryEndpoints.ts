@@ -3,15 +3,18 @@
  * (executor), `…/connect` (harness), `…/validate` (executor). Bodies are snake_case JSON
  * checked with zod; failures answer `{"error":{"code","message"}}` with the statuses the
  * registry client classifies (401 auth, 404 unknown environment, 409 `environment_offline`
- * while no executor is attached — retryable for harnesses).
+ * while no executor is attached — retryable for harnesses), plus `DELETE /cloud/environment/{id}`
+ * for the owner of a registration. Browsers (a request with `Origin`) reach `/connect` only,
+ * and only from an allowed origin.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ZodType } from 'zod';
 import { NoiseChannelPublicKey, type NoiseChannelPublicKeyJson } from '../noise/index.js';
 import { NOISE_RELAY_SECURITY_PROFILE } from '../registry/index.js';
+import { escapeForLog, isEnvironmentId, tokenMatches, type TokenPair } from './trust.js';
 import {
   ConnectRequest,
+  DeleteRequest,
   RegisterRequest,
   type RegistryErrorCode,
   ValidateRequest,
@@ -21,19 +24,22 @@ import {
 export const MAX_REGISTRY_REQUEST_BYTES = 64 * 1024;
 const NOISE_STREAM_ID_HEADER = 'x-codex-noise-stream-id';
 
-/** What the endpoints need from the rendezvous state. */
+/** What the endpoints need from the rendezvous state. Each call may fail with a RegistryRequestError. */
 export interface RegistryBackend {
-  readonly executorToken: string;
-  readonly harnessToken: string;
+  /** Which tokens open `environmentId` (its own pair, else the shared one). */
+  tokensFor(environmentId: string): TokenPair;
+  /** Origins browser clients may call `/connect` from (exact `scheme://host[:port]`). */
+  readonly allowedOrigins: ReadonlySet<string>;
   register(
     environmentId: string,
     executorPublicKey: NoiseChannelPublicKeyJson,
-  ): { registrationId: string; url: string };
+    executorToken: string,
+  ): Promise<{ registrationId: string; url: string }>;
   /** `undefined` for an unknown environment, `'offline'` when no executor socket is attached. */
   connect(
     environmentId: string,
     harnessPublicKey: NoiseChannelPublicKeyJson,
-  ):
+  ): Promise<
     | {
         registrationId: string;
         url: string;
@@ -41,16 +47,22 @@ export interface RegistryBackend {
         authorization: string;
       }
     | 'offline'
-    | undefined;
+    | undefined
+  >;
   /** `undefined` for an unknown environment. */
   validate(
     environmentId: string,
     request: ValidateRequest,
     streamId: string | undefined,
-  ): boolean | undefined;
+  ): Promise<boolean | undefined>;
+  /**
+   * The owner deletes its registration: `url` is the `role=environment` URL `/register`
+   * returned (only the registrant has it). False when it does not name the current one.
+   */
+  remove(environmentId: string, url: string): Promise<boolean>;
 }
 
-class RegistryRequestError extends Error {
+export class RegistryRequestError extends Error {
   constructor(
     readonly status: number,
     readonly code: RegistryErrorCode,
@@ -60,13 +72,14 @@ class RegistryRequestError extends Error {
   }
 }
 
-const ROUTE = /^\/cloud\/environment\/([^/]+)\/(register|connect|validate)$/;
+const ROUTE = /^\/cloud\/environment\/([^/]+)(?:\/(register|connect|validate))?$/;
+const CORS_MAX_AGE_SECONDS = '600';
 
 export function registryRequestHandler(
   backend: RegistryBackend,
 ): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
-    handle(backend, request).then(
+    handle(backend, request, response).then(
       ([status, body]) => reply(response, status, body),
       (error: unknown) => {
         if (error instanceof RegistryRequestError) {
@@ -81,19 +94,57 @@ export function registryRequestHandler(
   };
 }
 
+/**
+ * Browser requests: only `/connect` is for harnesses, so only it answers CORS, and only for
+ * an allowed origin; any other request carrying `Origin` is refused (403) before its body
+ * or token is looked at.
+ */
+function checkOrigin(
+  backend: RegistryBackend,
+  request: IncomingMessage,
+  response: ServerResponse,
+  operation: string | undefined,
+): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  if (operation !== 'connect' || !backend.allowedOrigins.has(origin)) {
+    throw new RegistryRequestError(
+      403,
+      'origin_not_allowed',
+      `browser origin is not allowed here (start the rendezvous with --allow-origin ${escapeForLog(origin)} for /connect)`,
+    );
+  }
+  response.setHeader('access-control-allow-origin', origin);
+  response.setHeader('vary', 'origin');
+}
+
 async function handle(
   backend: RegistryBackend,
   request: IncomingMessage,
+  response: ServerResponse,
 ): Promise<[number, unknown]> {
   const path = (request.url ?? '').split('?')[0] ?? '';
   const match = ROUTE.exec(path);
   if (!match) throw new RegistryRequestError(404, 'not_found', `no registry endpoint at ${path}`);
-  const environmentId = decodeEnvironmentId(match[1]!);
-  const operation = match[2] as 'register' | 'connect' | 'validate';
-  if (request.method !== 'POST') {
-    throw new RegistryRequestError(405, 'method_not_allowed', `${operation} takes POST`);
+  const operation = match[2] as 'register' | 'connect' | 'validate' | undefined;
+  checkOrigin(backend, request, response, operation);
+  if (request.method === 'OPTIONS' && operation === 'connect') {
+    response.setHeader('access-control-allow-methods', 'POST');
+    response.setHeader('access-control-allow-headers', 'authorization, content-type');
+    response.setHeader('access-control-max-age', CORS_MAX_AGE_SECONDS);
+    return [204, undefined];
   }
-  const token = operation === 'connect' ? backend.harnessToken : backend.executorToken;
+  const environmentId = decodeEnvironmentId(match[1]!);
+  const method = operation === undefined ? 'DELETE' : 'POST';
+  if (request.method !== method) {
+    throw new RegistryRequestError(
+      405,
+      'method_not_allowed',
+      operation === undefined ? 'an environment takes DELETE' : `${operation} takes ${method}`,
+    );
+  }
+  const tokens = backend.tokensFor(environmentId);
+  const token = operation === 'connect' ? tokens.harness : tokens.executor;
   if (!hasBearer(request, token)) {
     throw new RegistryRequestError(401, 'unauthorized', 'missing or wrong bearer token');
   }
@@ -103,7 +154,11 @@ async function handle(
     case 'register': {
       const body = parse(text, RegisterRequest);
       checkKey(body.executor_public_key, 'executor_public_key');
-      const registration = backend.register(environmentId, body.executor_public_key);
+      const registration = await backend.register(
+        environmentId,
+        body.executor_public_key,
+        tokens.executor,
+      );
       return [
         200,
         {
@@ -117,7 +172,7 @@ async function handle(
     case 'connect': {
       const body = parse(text, ConnectRequest);
       checkKey(body.harness_public_key, 'harness_public_key');
-      const bundle = backend.connect(environmentId, body.harness_public_key);
+      const bundle = await backend.connect(environmentId, body.harness_public_key);
       if (bundle === undefined) throw environmentNotFound(environmentId);
       if (bundle === 'offline') {
         throw new RegistryRequestError(
@@ -142,9 +197,20 @@ async function handle(
       const body = parse(text, ValidateRequest);
       const header = request.headers[NOISE_STREAM_ID_HEADER];
       const streamId = typeof header === 'string' ? header : undefined;
-      const valid = backend.validate(environmentId, body, streamId);
+      const valid = await backend.validate(environmentId, body, streamId);
       if (valid === undefined) throw environmentNotFound(environmentId);
       return [200, { valid }];
+    }
+    case undefined: {
+      const body = parse(text, DeleteRequest);
+      if (!(await backend.remove(environmentId, body.url))) {
+        throw new RegistryRequestError(
+          404,
+          'environment_not_found',
+          `environment \`${environmentId}\` has no registration with that URL`,
+        );
+      }
+      return [200, { deleted: true }];
     }
   }
 }
@@ -164,8 +230,12 @@ function decodeEnvironmentId(segment: string): string {
   } catch {
     throw new RegistryRequestError(400, 'invalid_request', 'environment id is not valid UTF-8');
   }
-  if (id.trim() === '' || id === '.' || id === '..') {
-    throw new RegistryRequestError(400, 'invalid_request', 'environment id is blank');
+  if (!isEnvironmentId(id)) {
+    throw new RegistryRequestError(
+      400,
+      'invalid_environment_id',
+      'environment ids are 1-128 characters of A-Z a-z 0-9 . _ : - starting with a letter or digit',
+    );
   }
   return id;
 }
@@ -173,10 +243,7 @@ function decodeEnvironmentId(segment: string): string {
 function hasBearer(request: IncomingMessage, token: string): boolean {
   const header = request.headers.authorization ?? '';
   const match = /^Bearer (.+)$/.exec(header);
-  if (!match) return false;
-  const given = Buffer.from(match[1]!.trim());
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return match !== null && tokenMatches(match[1]!.trim(), token);
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -242,6 +309,10 @@ function checkKey(key: NoiseChannelPublicKeyJson, field: string): void {
 
 function reply(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent) return;
+  if (body === undefined) {
+    response.writeHead(status).end();
+    return;
+  }
   const text = JSON.stringify(body);
   response
     .writeHead(status, {

@@ -3,6 +3,7 @@
  * counters (for a status page). Events carry routing metadata only, never payload bytes.
  */
 import type { RelayFrameKind } from '../relay/index.js';
+import type { ExecutorDetachReason } from './environmentRelay.js';
 import type { HarnessAuthorizationRejection } from './harnessAuthorization.js';
 import type { RendezvousFrameError } from './rendezvousErrors.js';
 
@@ -17,8 +18,12 @@ export type RendezvousEvent =
       readonly type: 'executor-detached';
       readonly environmentId: string;
       readonly registrationId: string;
-      /** `closed` (socket ended), `replaced` (a newer executor socket), `superseded` (re-registered), `shutdown`. */
-      readonly reason: 'closed' | 'replaced' | 'superseded' | 'pong_timeout' | 'shutdown';
+      /**
+       * `closed` (socket ended), `replaced` (a newer executor socket), `superseded`
+       * (re-registered, deleted or expired), `pong_timeout`, `draining` (the node is leaving),
+       * `shutdown`.
+       */
+      readonly reason: ExecutorDetachReason;
     }
   | { readonly type: 'stream-claimed'; readonly environmentId: string; readonly streamId: string }
   | {
@@ -68,6 +73,29 @@ export type RendezvousEvent =
       readonly streamId?: string;
       readonly valid: boolean;
       readonly rejection?: HarnessAuthorizationRejection | 'stale_registration';
+    }
+  | {
+      /** `/register` refused: the id is bound to another key, or the token holds its maximum. */
+      readonly type: 'registration-refused';
+      readonly environmentId: string;
+      readonly why: 'bound' | 'token_limit';
+    }
+  | {
+      /** The owner deleted its registration with `DELETE /cloud/environment/{id}`. */
+      readonly type: 'deleted';
+      readonly environmentId: string;
+      readonly registrationId: string;
+    }
+  | {
+      /** The store had lost a registration this node holds (restarted empty): put back. */
+      readonly type: 'registration-restored';
+      readonly environmentId: string;
+      readonly registrationId: string;
+    }
+  | {
+      /** A store call failed (Redis away): the request was answered 503, or a heartbeat missed. */
+      readonly type: 'store-failed';
+      readonly detail: string;
     }
   | {
       readonly type: 'upgrade-refused';

@@ -1,8 +1,9 @@
 /**
- * Signed rendezvous URLs (noise-relay.md §6.2): `…/ws/environment/<id>?role=…&registration=…&sig=…`.
- * The `sig` query parameter is the only authentication on the WebSocket upgrade: an HMAC over
- * role, environment and registration, so a URL handed to a harness cannot be turned into the
- * executor's URL (or moved to another environment) without the registry's secret.
+ * Signed rendezvous URLs (noise-relay.md §6.2):
+ * `…/ws/environment/<id>?role=…&registration=…&exp=…&sig=…`. The `sig` query parameter is the
+ * only authentication on the WebSocket upgrade: an HMAC over role, environment, registration
+ * and expiry (ms since the epoch), so a URL handed to a harness cannot be turned into the
+ * executor's URL, moved to another environment or used past its expiry without the secret.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -12,6 +13,8 @@ export interface RendezvousUrlClaims {
   readonly role: RendezvousRole;
   readonly environmentId: string;
   readonly registrationId: string;
+  /** Upgrades with this URL are refused from this instant on. */
+  readonly expiresAtMs: number;
 }
 
 const PATH_PREFIX = '/ws/environment/';
@@ -25,13 +28,14 @@ export function signRendezvousUrl(
   const query = new URLSearchParams({
     role: claims.role,
     registration: claims.registrationId,
+    exp: String(Math.floor(claims.expiresAtMs)),
     sig: signature(secret, claims),
   });
   return `${wsBase}${PATH_PREFIX}${encodeURIComponent(claims.environmentId)}?${query.toString()}`;
 }
 
-/** Why an upgrade request was refused: 404 for an unknown route, 401 for a bad signature. */
-export type RendezvousUrlProblem = 'not_found' | 'bad_signature';
+/** Why an upgrade request was refused: an unknown route, a bad signature, an expired URL. */
+export type RendezvousUrlProblem = 'not_found' | 'bad_signature' | 'expired';
 
 export type ParsedRendezvousUrl =
   | { readonly ok: true; readonly claims: RendezvousUrlClaims }
@@ -41,6 +45,7 @@ export type ParsedRendezvousUrl =
 export function verifyRendezvousUrl(
   requestTarget: string,
   secret: Uint8Array,
+  nowMs: number,
 ): ParsedRendezvousUrl {
   let url: URL;
   try {
@@ -60,23 +65,41 @@ export function verifyRendezvousUrl(
   const role = url.searchParams.get('role');
   const registrationId = url.searchParams.get('registration');
   const sig = url.searchParams.get('sig');
-  if ((role !== 'environment' && role !== 'harness') || !registrationId || !sig) {
+  const exp = url.searchParams.get('exp') ?? '';
+  if (
+    (role !== 'environment' && role !== 'harness') ||
+    !registrationId ||
+    !sig ||
+    !/^\d{1,16}$/.test(exp)
+  ) {
     return { ok: false, problem: 'bad_signature' };
   }
-  const claims: RendezvousUrlClaims = { role, environmentId, registrationId };
+  const claims: RendezvousUrlClaims = {
+    role,
+    environmentId,
+    registrationId,
+    expiresAtMs: Number(exp),
+  };
   // Compared as text: decoding would ignore the spare bits of the last base64 character.
   const expected = Buffer.from(signature(secret, claims));
   const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return { ok: false, problem: 'bad_signature' };
   }
+  if (nowMs >= claims.expiresAtMs) return { ok: false, problem: 'expired' };
   return { ok: true, claims };
 }
 
 function signature(secret: Uint8Array, claims: RendezvousUrlClaims): string {
   return createHmac('sha256', secret)
     .update(
-      JSON.stringify(['rendezvous-url', claims.role, claims.environmentId, claims.registrationId]),
+      JSON.stringify([
+        'rendezvous-url',
+        claims.role,
+        claims.environmentId,
+        claims.registrationId,
+        Math.floor(claims.expiresAtMs),
+      ]),
     )
     .digest('base64url');
 }

@@ -24,12 +24,21 @@ export const ValidateRequest = z.strictObject({
 });
 export type ValidateRequest = z.infer<typeof ValidateRequest>;
 
+/** `DELETE /cloud/environment/{id}`: the `role=environment` URL `/register` returned. */
+export const DeleteRequest = z.strictObject({ url: z.string().min(1).max(4096) });
+export type DeleteRequest = z.infer<typeof DeleteRequest>;
+
 /**
  * Error codes the registry answers with. The registry client treats 409
  * `environment_offline` as retryable (the executor may come back); the others are final.
  */
 export type RegistryErrorCode =
   | 'invalid_request'
+  | 'invalid_environment_id'
+  | 'environment_bound'
+  | 'too_many_environments'
+  | 'origin_not_allowed'
+  | 'store_unavailable'
   | 'invalid_public_key'
   | 'unauthorized'
   | 'not_found'
