@@ -53,6 +53,8 @@ const ASSETS: Readonly<Record<string, string>> = {
 
 /** The executor accepts messages up to 64 MiB (tungstenite's default); so does the pass-through. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** Pass-through connections open at once (a page needs one per client session). */
+export const MAX_PASS_THROUGHS = 16;
 /** Above this many unsent bytes on one side, the other side is paused until it drains. */
 const HIGH_WATER_BYTES = 8 * 1024 * 1024;
 
@@ -66,6 +68,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     maxPayload: MAX_MESSAGE_BYTES,
   });
   let origin = '';
+  let passThroughs = 0;
 
   const hasToken = (requestUrl: URL): boolean => {
     const given = Buffer.from(requestUrl.searchParams.get('token') ?? '');
@@ -112,6 +115,15 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       return;
     }
+    if (passThroughs >= MAX_PASS_THROUGHS) {
+      socket.end(
+        'HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n',
+      );
+      return;
+    }
+    // Counted until the page's TCP socket closes, whichever way the pass-through ends.
+    passThroughs += 1;
+    socket.once('close', () => (passThroughs -= 1));
     // The page's upgrade is answered once the executor's socket is open, so a missing executor
     // is a failed connect (502) to the page's client, not an open socket that closes at once.
     const executor = new WebSocket(target.url, {
