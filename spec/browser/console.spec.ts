@@ -116,6 +116,7 @@ describe('execrx console (Chromium)', () => {
       try {
         mkdirSync(join(dir, 'sub'));
         writeFileSync(join(dir, 'notes.txt'), 'seen through the console\n');
+        writeFileSync(join(dir, 'big.bin'), Buffer.alloc(256 * 1024 + 1));
         const page = await openConnectedConsole();
         await page.getByRole('textbox', { name: 'Path' }).fill(dir);
         await page.getByRole('button', { name: 'List' }).click();
@@ -124,10 +125,14 @@ describe('execrx console (Chromium)', () => {
         expect(await directory.getByRole('listitem').allTextContents()).toEqual([
           '../',
           'sub/',
+          'big.bin',
           'notes.txt',
         ]);
         await directory.getByRole('button', { name: 'notes.txt' }).click();
         await waitForText(page.getByLabel('File contents'), 'seen through the console');
+        // The viewer shows at most 256 KiB.
+        await directory.getByRole('button', { name: 'big.bin' }).click();
+        await waitForText(page.getByLabel('File contents'), '262145 bytes, too large to show here');
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
