@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,14 +169,15 @@ describe('execrx console (Chromium)', () => {
     'runs a command end to end encrypted through `execrx rendezvous`, and refreshes to a new executor',
     async () => {
       const TOKEN = { CODEX_API_KEY: 'browser-spec-token' };
-      const CONSOLE_PORT = '0';
+      // The rendezvous must name the console's origin before the console knows its registry.
+      const consolePort = await freePort();
       const rendezvous = startCli(
         [
           'rendezvous',
           '--executor-token',
           TOKEN.CODEX_API_KEY,
           '--allow-origin',
-          'http://127.0.0.1',
+          `http://127.0.0.1:${consolePort}`,
         ],
         { timeoutMs: TIMEOUT_MS },
       );
@@ -194,7 +196,7 @@ describe('execrx console (Chromium)', () => {
         [
           'console',
           '--port',
-          CONSOLE_PORT,
+          String(consolePort),
           '--registry',
           registry as string,
           '--environment-id',
@@ -220,3 +222,12 @@ describe('execrx console (Chromium)', () => {
     TIMEOUT_MS,
   );
 });
+
+/** A port that was free a moment ago (bound to 0, then closed). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
