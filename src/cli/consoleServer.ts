@@ -182,14 +182,15 @@ function servePage(
   // `<` escaped: the JSON cannot end the script element it sits in.
   const json = JSON.stringify(config).replace(/</g, '\\u003c');
   const body = html.replaceAll('%TOKEN%', token).replace('%CONFIG%', json);
-  // The Noise path talks to the registry and the rendezvous the registry names.
+  // The Noise path talks to the registry and the rendezvous the registry names. xterm sets its
+  // theme with a <style> element of its own, hence inline styles (never inline scripts).
   const connect = target.kind === 'executor' ? "'self'" : "'self' http: https: ws: wss:";
   response.writeHead(200, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     // The token is in the URL: never send it on as a referrer.
     'referrer-policy': 'no-referrer',
-    'content-security-policy': `default-src 'self'; connect-src ${connect}; style-src 'self'; script-src 'self'; frame-ancestors 'none'`,
+    'content-security-policy': `default-src 'self'; connect-src ${connect}; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'`,
     'x-content-type-options': 'nosniff',
   });
   response.end(body);
