@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,6 +117,7 @@ describe('execrx console (Chromium)', () => {
       try {
         mkdirSync(join(dir, 'sub'));
         writeFileSync(join(dir, 'notes.txt'), 'seen through the console\n');
+        writeFileSync(join(dir, 'big.bin'), Buffer.alloc(256 * 1024 + 1));
         const page = await openConnectedConsole();
         await page.getByRole('textbox', { name: 'Path' }).fill(dir);
         await page.getByRole('button', { name: 'List' }).click();
@@ -124,10 +126,14 @@ describe('execrx console (Chromium)', () => {
         expect(await directory.getByRole('listitem').allTextContents()).toEqual([
           '../',
           'sub/',
+          'big.bin',
           'notes.txt',
         ]);
         await directory.getByRole('button', { name: 'notes.txt' }).click();
         await waitForText(page.getByLabel('File contents'), 'seen through the console');
+        // The viewer shows at most 256 KiB.
+        await directory.getByRole('button', { name: 'big.bin' }).click();
+        await waitForText(page.getByLabel('File contents'), '262145 bytes, too large to show here');
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -163,14 +169,15 @@ describe('execrx console (Chromium)', () => {
     'runs a command end to end encrypted through `execrx rendezvous`, and refreshes to a new executor',
     async () => {
       const TOKEN = { CODEX_API_KEY: 'browser-spec-token' };
-      const CONSOLE_PORT = '0';
+      // The rendezvous must name the console's origin before the console knows its registry.
+      const consolePort = await freePort();
       const rendezvous = startCli(
         [
           'rendezvous',
           '--executor-token',
           TOKEN.CODEX_API_KEY,
           '--allow-origin',
-          'http://127.0.0.1',
+          `http://127.0.0.1:${consolePort}`,
         ],
         { timeoutMs: TIMEOUT_MS },
       );
@@ -189,7 +196,7 @@ describe('execrx console (Chromium)', () => {
         [
           'console',
           '--port',
-          CONSOLE_PORT,
+          String(consolePort),
           '--registry',
           registry as string,
           '--environment-id',
@@ -215,3 +222,12 @@ describe('execrx console (Chromium)', () => {
     TIMEOUT_MS,
   );
 });
+
+/** A port that was free a moment ago (bound to 0, then closed). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

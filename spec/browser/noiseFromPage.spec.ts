@@ -29,15 +29,7 @@ describe('Noise from the page (Chromium)', () => {
   it(
     'handshakes with a direct-Noise executor and runs a command over the encrypted stream',
     async () => {
-      const executor = startCli(['serve', '--noise', '--listen', 'ws://127.0.0.1:0'], {
-        timeoutMs: TIMEOUT_MS,
-      });
-      const [url, announcement] = await executor.stdoutLines(2);
-      const bundle = {
-        websocketUrl: url as string,
-        ...(JSON.parse(announcement as string) as object),
-        harnessKeyAuthorization: 'browser-spec',
-      };
+      const bundle = await startNoiseExecutor();
       const { page } = browser;
       await page.goto(bundlePage.url);
       await page.waitForFunction(() => 'execrx' in window);
@@ -48,7 +40,7 @@ describe('Noise from the page (Chromium)', () => {
         const identity = execrx.NoiseChannelIdentity.generate();
         const transport = await first(
           execrx.connectNoiseHarness(
-            connectBundle as Parameters<ExecrxModule['connectNoiseHarness']>[0],
+            connectBundle as unknown as Parameters<ExecrxModule['connectNoiseHarness']>[0],
             identity,
           ),
         );
@@ -78,4 +70,89 @@ describe('Noise from the page (Chromium)', () => {
     },
     TIMEOUT_MS,
   );
+
+  it(
+    'refreshes to a new executor from the page: the old output stream errors, the new one works',
+    async () => {
+      const [first, second] = await Promise.all([startNoiseExecutor(), startNoiseExecutor()]);
+      const { page } = browser;
+      await page.goto(bundlePage.url);
+      await page.waitForFunction(() => 'execrx' in window);
+      const result = await page.evaluate(
+        async ({ bundles }) => {
+          const execrx = (window as unknown as { execrx: ExecrxModule }).execrx;
+          const firstValue = <T>(observable: Observable<T>): Promise<T> =>
+            new Promise((resolve, reject) =>
+              observable.subscribe({ next: resolve, error: reject }),
+            );
+          const ended = (observable: Observable<unknown>): Promise<string> =>
+            new Promise((resolve) =>
+              observable.subscribe({
+                error: (error: Error) => resolve(`error ${error.name}`),
+                complete: () => resolve('complete'),
+              }),
+            );
+          // What a registry does: hand out the bundle of the executor registered now.
+          let current = bundles[0];
+          const provider = {
+            connectBundle: () => Promise.resolve(current),
+          } as unknown as Parameters<ExecrxModule['noiseRendezvous']>[0];
+          const environment = new execrx.LazyRemoteExecServerClient(
+            execrx.noiseRendezvous(provider, execrx.NoiseChannelIdentity.generate()),
+          );
+          const start = async (script: string) =>
+            firstValue(
+              (await firstValue(environment.get())).startProcess({
+                argv: ['sh', '-c', script],
+                cwd: '/',
+                env: { PATH: '/usr/bin:/bin' },
+              }),
+            );
+          const old = await start('echo before; sleep 600');
+          await firstValue(old.stdout$);
+          const oldEnd = ended(old.events$);
+          current = bundles[1];
+          const refresh = await ended(environment.refreshConnection());
+          const fresh = await start('printf after');
+          const bytes: number[] = [];
+          await new Promise<void>((resolve, reject) =>
+            fresh.stdout$.subscribe({
+              next: (chunk) => bytes.push(...chunk),
+              error: reject,
+              complete: resolve,
+            }),
+          );
+          const state = await firstValue(environment.connectionState$);
+          environment.close();
+          return {
+            refresh,
+            old: await oldEnd,
+            fresh: new TextDecoder().decode(new Uint8Array(bytes)),
+            state,
+          };
+        },
+        { bundles: [first, second] },
+      );
+      expect(result).toEqual({
+        refresh: 'complete',
+        old: expect.stringMatching(/^error /),
+        fresh: 'after',
+        state: 'Connected',
+      });
+    },
+    TIMEOUT_MS,
+  );
 });
+
+/** `execrx serve --noise`, and the connect bundle a registry would hand out for it. */
+async function startNoiseExecutor(): Promise<Record<string, unknown>> {
+  const executor = startCli(['serve', '--noise', '--listen', 'ws://127.0.0.1:0'], {
+    timeoutMs: TIMEOUT_MS,
+  });
+  const [url, announcement] = await executor.stdoutLines(2);
+  return {
+    websocketUrl: url as string,
+    ...(JSON.parse(announcement as string) as object),
+    harnessKeyAuthorization: 'browser-spec',
+  };
+}

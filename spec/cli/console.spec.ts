@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import WebSocket from 'ws';
+import { MAX_PASS_THROUGHS } from '../../src/cli/consoleServer.js';
 import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
 
 beforeAll(assertBuilt);
@@ -80,6 +81,39 @@ describe('execrx console server', () => {
       expect(answer.id).toBe(1);
       expect(typeof answer.result?.sessionId).toBe('string');
       socket.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    `answers 503 past ${MAX_PASS_THROUGHS} pass-through connections, and 101 again after one closes`,
+    async () => {
+      const cli = startCli(['console'], { timeoutMs: TIMEOUT_MS });
+      const url = new URL((await cli.stdoutLines(1))[0] as string);
+      const executor = `ws://${url.host}/executor?token=${url.searchParams.get('token')}`;
+      const open = await Promise.all(
+        Array.from({ length: MAX_PASS_THROUGHS }, async () => {
+          const socket = new WebSocket(executor, { origin: url.origin });
+          await new Promise((resolve, reject) =>
+            socket.once('open', resolve).once('error', reject),
+          );
+          return socket;
+        }),
+      );
+      expect(await upgradeStatus(executor, url.origin)).toBe(503);
+      const closing = open.pop() as WebSocket;
+      await new Promise((resolve) => {
+        closing.once('close', resolve);
+        closing.close();
+      });
+      // The server sees the TCP close a moment after the client's close handshake ends.
+      let status = 503;
+      for (let attempt = 0; attempt < 50 && status === 503; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = await upgradeStatus(executor, url.origin);
+      }
+      expect(status).toBe(101);
+      for (const socket of open) socket.terminate();
     },
     TIMEOUT_MS,
   );

@@ -53,6 +53,8 @@ const ASSETS: Readonly<Record<string, string>> = {
 
 /** The executor accepts messages up to 64 MiB (tungstenite's default); so does the pass-through. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** Pass-through connections open at once (a page needs one per client session). */
+export const MAX_PASS_THROUGHS = 16;
 /** Above this many unsent bytes on one side, the other side is paused until it drains. */
 const HIGH_WATER_BYTES = 8 * 1024 * 1024;
 
@@ -66,6 +68,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     maxPayload: MAX_MESSAGE_BYTES,
   });
   let origin = '';
+  let passThroughs = 0;
 
   const hasToken = (requestUrl: URL): boolean => {
     const given = Buffer.from(requestUrl.searchParams.get('token') ?? '');
@@ -112,6 +115,15 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       return;
     }
+    if (passThroughs >= MAX_PASS_THROUGHS) {
+      socket.end(
+        'HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n',
+      );
+      return;
+    }
+    // Counted until the page's TCP socket closes, whichever way the pass-through ends.
+    passThroughs += 1;
+    socket.once('close', () => (passThroughs -= 1));
     // The page's upgrade is answered once the executor's socket is open, so a missing executor
     // is a failed connect (502) to the page's client, not an open socket that closes at once.
     const executor = new WebSocket(target.url, {
@@ -170,14 +182,15 @@ function servePage(
   // `<` escaped: the JSON cannot end the script element it sits in.
   const json = JSON.stringify(config).replace(/</g, '\\u003c');
   const body = html.replaceAll('%TOKEN%', token).replace('%CONFIG%', json);
-  // The Noise path talks to the registry and the rendezvous the registry names.
+  // The Noise path talks to the registry and the rendezvous the registry names. xterm sets its
+  // theme with a <style> element of its own, hence inline styles (never inline scripts).
   const connect = target.kind === 'executor' ? "'self'" : "'self' http: https: ws: wss:";
   response.writeHead(200, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     // The token is in the URL: never send it on as a referrer.
     'referrer-policy': 'no-referrer',
-    'content-security-policy': `default-src 'self'; connect-src ${connect}; style-src 'self'; script-src 'self'; frame-ancestors 'none'`,
+    'content-security-policy': `default-src 'self'; connect-src ${connect}; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'`,
     'x-content-type-options': 'nosniff',
   });
   response.end(body);
