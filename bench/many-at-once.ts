@@ -145,17 +145,15 @@ async function main(): Promise<void> {
     client.close();
 
     // 2. Many Noise streams on one executor through the rendezvous.
+    const executorToken = randomBytes(16).toString('hex');
     const token = randomBytes(16).toString('hex');
-    const rendezvous = await startCli([
-      'rendezvous',
-      '--listen',
-      'http://127.0.0.1:0',
-      '--executor-token',
-      token,
-    ]);
+    const rendezvous = await startCli(['rendezvous', '--listen', 'http://127.0.0.1:0'], {
+      EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: executorToken,
+      EXECRX_RENDEZVOUS_HARNESS_TOKEN: token,
+    });
     const remote = await startCli(
       ['serve', '--remote', rendezvous.line, '--environment-id', ENVIRONMENT_ID],
-      { CODEX_API_KEY: token },
+      { CODEX_API_KEY: executorToken },
     );
     const registry = new EnvironmentRegistryClient({
       baseUrl: rendezvous.line,

@@ -255,17 +255,15 @@ async function main(): Promise<void> {
   }
   const sshd = await startSshd();
   try {
+    const executorToken = randomBytes(16).toString('hex');
     const token = randomBytes(16).toString('hex');
     const { line: plainUrl } = await startCli(['serve', '--listen', 'ws://127.0.0.1:0']);
-    const { line: registryUrl } = await startCli([
-      'rendezvous',
-      '--listen',
-      'http://127.0.0.1:0',
-      '--executor-token',
-      token,
-    ]);
+    const { line: registryUrl } = await startCli(['rendezvous', '--listen', 'http://127.0.0.1:0'], {
+      EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: executorToken,
+      EXECRX_RENDEZVOUS_HARNESS_TOKEN: token,
+    });
     await startCli(['serve', '--remote', registryUrl, '--environment-id', ENVIRONMENT_ID], {
-      CODEX_API_KEY: token,
+      CODEX_API_KEY: executorToken,
     });
     const cliEnv = { CODEX_API_KEY: token };
     const execrxUrl = (argv: string[]) => [

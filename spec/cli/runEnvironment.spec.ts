@@ -94,7 +94,14 @@ describe('execrx run --environment', () => {
 
   it('with the three Noise variables, `remote` is the registry environment (over Noise)', async () => {
     const token = 'run-environment-token';
-    const rendezvous = startCli(['rendezvous', '--executor-token', token], { timeoutMs: 45_000 });
+    const harnessToken = 'run-environment-harness-token';
+    const rendezvous = startCli(['rendezvous'], {
+      env: {
+        EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: token,
+        EXECRX_RENDEZVOUS_HARNESS_TOKEN: harnessToken,
+      },
+      timeoutMs: 45_000,
+    });
     const [registry] = await rendezvous.stdoutLines(1);
     const executor = startCli(
       ['serve', '--no-warm-up', '--remote', registry as string, '--environment-id', 'noise-env'],
@@ -106,7 +113,7 @@ describe('execrx run --environment', () => {
         CODEX_EXEC_SERVER_URL: 'ws://127.0.0.1:1',
         CODEX_EXEC_SERVER_NOISE_REGISTRY_URL: registry as string,
         CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID: 'noise-env',
-        CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN: token,
+        CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN: harnessToken,
       }),
       timeoutMs: 30_000,
     });

@@ -50,7 +50,11 @@ describe('execrx serve, flags of codex exec-server', () => {
     expect(alone.stderr).toContain('--exit-on-stdin-close needs --remote and --environment-id');
 
     const token = { CODEX_API_KEY: 'parity-token' };
-    const rendezvous = startCli(['rendezvous', '--executor-token', token.CODEX_API_KEY], {
+    const rendezvous = startCli(['rendezvous'], {
+      env: {
+        EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: token.CODEX_API_KEY,
+        EXECRX_RENDEZVOUS_HARNESS_TOKEN: 'parity-harness-token',
+      },
       timeoutMs: 30_000,
     });
     const [registry] = await rendezvous.stdoutLines(1);

@@ -69,9 +69,16 @@ export function stdioTarget(kind: ExecutorKind): AgentTarget {
  * given the CODEX_EXEC_SERVER_NOISE_* variables: the whole path is Noise over the relay.
  */
 export async function noiseTarget(kind: ExecutorKind): Promise<AgentTarget> {
-  const token = 'agent-spec-token';
+  const token = 'agent-spec-executor-token';
+  const harnessToken = 'agent-spec-harness-token';
   const environmentId = 'agent-env';
-  const rendezvous = startCli(['rendezvous', '--executor-token', token], { timeoutMs: 300_000 });
+  const rendezvous = startCli(['rendezvous'], {
+    env: {
+      EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: token,
+      EXECRX_RENDEZVOUS_HARNESS_TOKEN: harnessToken,
+    },
+    timeoutMs: 300_000,
+  });
   const [registry] = (await rendezvous.stdoutLines(1)) as [string];
   const attached = waitForStderr(rendezvous.child, `${environmentId} executor attached`);
   let executor: { stop(): Promise<void> };
@@ -108,7 +115,7 @@ export async function noiseTarget(kind: ExecutorKind): Promise<AgentTarget> {
     env: {
       CODEX_EXEC_SERVER_NOISE_REGISTRY_URL: registry,
       CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID: environmentId,
-      CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN: token,
+      CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN: harnessToken,
     },
     homeFiles: {},
     stop: async () => {
