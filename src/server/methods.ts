@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import type { ConfigLocations } from './configLayers.js';
+import { discoverCapabilityRoots } from './discovery.js';
 import { readEnvironmentConfig } from './environmentConfig.js';
 import { environmentInfo } from './environmentInfo.js';
 import type { FileHandleTable } from './fileHandles.js';
@@ -103,6 +104,12 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSp
     'environmentConfig/read',
     method('environment config', p.EnvironmentConfigReadParams, (c, params) =>
       readEnvironmentConfig(params, () => c.configLocations()),
+    ),
+  ],
+  [
+    'capabilityRoots/discoverV1',
+    method('capability discovery', p.CapabilityRootsDiscoverV1Params, (_c, params) =>
+      discoverCapabilityRoots(params),
     ),
   ],
   [

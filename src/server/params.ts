@@ -164,6 +164,9 @@ export const EnvironmentConfigReadParams = z.object({
   configPaths: z.array(z.array(z.string())),
   requirementsPaths: z.array(z.array(z.string())),
 });
+export const CapabilityRootsDiscoverV1Params = z.object({
+  roots: z.array(z.object({ id: z.string(), path: z.string(), sandbox })),
+});
 export const FsWatchMissingParams = z.object({
   watchId: u64,
   missing: z.array(z.string()),
