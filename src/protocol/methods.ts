@@ -11,6 +11,7 @@ import * as http from './http.js';
 import * as init from './initialize.js';
 import * as net from './network.js';
 import * as proc from './process.js';
+import * as watch from './watchMissing.js';
 
 interface MethodSchemas {
   params: z.ZodType;
@@ -51,6 +52,7 @@ export const clientMethods = {
   'fs/readBlock': method(fs.FsReadBlockParams, fs.FsReadBlockResult),
   'fs/writeBlock': method(fs.FsWriteBlockParams, fs.FsWriteBlockResult),
   'fs/close': method(fs.FsCloseParams, fs.FsCloseResult),
+  'fs/watchMissing': method(watch.FsWatchMissingParams, watch.FsWatchMissingResult),
   'http/request': method(http.HttpRequestParams, http.HttpRequestResult),
   'capabilityRoots/discoverV1': method(
     cap.CapabilityRootsDiscoverV1Params,
@@ -81,6 +83,7 @@ export const serverNotifications = {
   'process/closed': proc.ProcessClosedNotification,
   'http/request/bodyDelta': http.HttpRequestBodyDeltaNotification,
   'network/policyDecision': net.NetworkPolicyDecisionNotification,
+  'fs/missingChanged': watch.FsMissingChangedNotification,
 } satisfies Record<string, z.ZodType>;
 export type ServerNotification = keyof typeof serverNotifications;
 export type NotificationParamsOf<N extends ServerNotification> = z.infer<
