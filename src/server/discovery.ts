@@ -169,7 +169,9 @@ async function referencedConfig(
     const target = resolve(root, value);
     const inside = relative(root, target);
     if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..') {
-      warnings.push(`ignoring ${field} in ${manifestUri}: path must remain below the capability root`);
+      warnings.push(
+        `ignoring ${field} in ${manifestUri}: path must remain below the capability root`,
+      );
       return join(root, fallback);
     }
     return target;
