@@ -1067,6 +1067,25 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'watch-missing',
+    description:
+      'fs/watchMissing: a watch fires fs/missingChanged once when the missing path appears; a watchId not above the last one is refused; present optional.',
+    async run({ url, rec, dir, dirUri }) {
+      const a = await Conn.session(url, rec);
+      await a.request('fs/watchMissing', { watchId: 1, missing: [`${dirUri}/a`] });
+      await writeFile(join(dir, 'a'), '');
+      await a.waitFor((m) => m.method === 'fs/missingChanged');
+      await a.request('fs/watchMissing', { watchId: 1, missing: [`${dirUri}/b`] });
+      await a.request('fs/watchMissing', {
+        watchId: 2,
+        missing: [`${dirUri}/b`],
+        present: dirUri,
+      });
+      await a.request('fs/watchMissing', { watchId: 3, missing: [`${dirUri}/a`] });
+      await a.close();
+    },
+  },
+  {
     name: 'malformed-input',
     description:
       'Bad JSON, a JSON array (batch), a non-object, a wrong shape, duplicate keys, a binary frame with JSON, a "jsonrpc" member and a string id: replies and whether the connection stays open.',

@@ -461,6 +461,147 @@ export function describeCapabilities(name: string, factory: CapabilitiesTargetFa
       });
     });
 
+    describe('capabilityRoots/discoverV1', () => {
+      /** Writes `files` (relative path → contents) under a fresh directory. */
+      const tree = async (name: string, files: Record<string, string | Buffer>) => {
+        const dir = join(workDir, name);
+        for (const [path, contents] of Object.entries(files)) {
+          await mkdir(join(dir, path, '..'), { recursive: true });
+          await writeFile(join(dir, path), contents);
+        }
+        return dir;
+      };
+      const text = (path: string, contents: string) => ({ path: uri(path), contents });
+
+      it('returns skills, plugin manifests and their configs, with warnings for what it skips', async () => {
+        const skills = await tree('skills-root', {
+          'skills/a/SKILL.md': '---\nname: a\n---\nA\n',
+          'skills/a/agents/openai.yaml': 'interface: {}\n',
+          'skills/b/SKILL.md': 'B',
+          '.hidden/skills/h/SKILL.md': 'H',
+          'skills/c/SKILL.md': Buffer.from([0x41, 0xe2, 0x28, 0xa1]),
+          'skills/big/SKILL.md': 'x'.repeat(1024 * 1024 + 1),
+          'skills/b/notes.txt': 'not a skill',
+          'a/b/c/d/e/f/g/SKILL.md': 'too deep',
+        });
+        const plugin = await tree('plugin-root', {
+          '.codex-plugin/plugin.json': '{"name":"p","mcpServers":"./mcp.json","apps":"apps.json"}',
+          'mcp.json': '{"m":1}',
+          '.app.json': '{}',
+          'inner/.claude-plugin/plugin.json': '{"name":"inner"}',
+          'inner/.codex-plugin/plugin.json': '{"name":"inner-codex","mcpServers":{}}',
+          'sub/file.txt': 'x',
+        });
+        const session = await open();
+        const reply = await session.request('capabilityRoots/discoverV1', {
+          roots: [
+            { id: 's', path: uri(skills) },
+            { id: 'p', path: uri(plugin) },
+            { id: 'sub', path: uri(join(plugin, 'sub')) },
+            { id: 'file', path: uri(join(plugin, 'mcp.json')) },
+            { id: 'missing', path: uri(join(plugin, 'missing')) },
+            { id: 'foreign', path: 'file://host/share' },
+          ],
+        });
+        expect(reply.error).toBeUndefined();
+        const manifest = text(
+          join(plugin, '.codex-plugin/plugin.json'),
+          '{"name":"p","mcpServers":"./mcp.json","apps":"apps.json"}',
+        );
+        const none = { plugin: null, skills: [], namespaceManifests: [], warnings: [] };
+        expect(reply.result?.roots).toEqual([
+          {
+            id: 's',
+            path: uri(skills),
+            plugin: null,
+            skills: [
+              {
+                instructions: text(join(skills, '.hidden/skills/h/SKILL.md'), 'H'),
+                metadata: null,
+              },
+              {
+                instructions: text(join(skills, 'skills/a/SKILL.md'), '---\nname: a\n---\nA\n'),
+                metadata: text(join(skills, 'skills/a/agents/openai.yaml'), 'interface: {}\n'),
+              },
+              { instructions: text(join(skills, 'skills/b/SKILL.md'), 'B'), metadata: null },
+            ],
+            namespaceManifests: [],
+            warnings: [
+              `capability file ${uri(join(skills, 'skills/big/SKILL.md'))} exceeds the 1048576-byte limit`,
+              `capability file ${uri(join(skills, 'skills/c/SKILL.md'))} is not UTF-8: invalid utf-8 sequence of 1 bytes from index 1`,
+            ],
+            error: null,
+          },
+          {
+            id: 'p',
+            path: uri(plugin),
+            plugin: {
+              manifest,
+              mcpConfig: text(join(plugin, 'mcp.json'), '{"m":1}'),
+              // An unusable `apps` is reported, and the default `.app.json` is used instead.
+              appsConfig: text(join(plugin, '.app.json'), '{}'),
+            },
+            skills: [],
+            namespaceManifests: [
+              manifest,
+              text(
+                join(plugin, 'inner/.codex-plugin/plugin.json'),
+                '{"name":"inner-codex","mcpServers":{}}',
+              ),
+            ],
+            warnings: [`ignoring apps in ${manifest.path}: path must start with \`./\``],
+            error: null,
+          },
+          {
+            id: 'sub',
+            path: uri(join(plugin, 'sub')),
+            ...none,
+            namespaceManifests: [manifest],
+            error: null,
+          },
+          {
+            id: 'file',
+            path: uri(join(plugin, 'mcp.json')),
+            ...none,
+            error: `capability root ${uri(join(plugin, 'mcp.json'))} is not a directory`,
+          },
+          {
+            id: 'missing',
+            path: uri(join(plugin, 'missing')),
+            ...none,
+            error: `failed to inspect capability root ${uri(join(plugin, 'missing'))}: No such file or directory (os error 2)`,
+          },
+          {
+            id: 'foreign',
+            path: 'file://host/share',
+            ...none,
+            error: `failed to inspect capability root file://host/share: 'file://host/share' is invalid on 'linux'`,
+          },
+        ]);
+      });
+
+      it('refuses more than 128 roots and a malformed root URI', async () => {
+        const session = await open();
+        const roots = Array.from({ length: 129 }, (_, i) => ({ id: `${i}`, path: uri(workDir) }));
+        expect((await session.request('capabilityRoots/discoverV1', { roots })).error).toEqual({
+          code: -32600,
+          message: 'capability root discovery accepts at most 128 roots',
+        });
+        expect(
+          (
+            await session.request('capabilityRoots/discoverV1', {
+              roots: [{ id: 'a', path: 'rel' }],
+            })
+          ).error,
+        ).toEqual({ code: -32602, message: 'invalid URI: relative URL without a base' });
+        expect((await session.request('capabilityRoots/discoverV1', { roots: [] })).result).toEqual(
+          {
+            roots: [],
+          },
+        );
+      });
+    });
+
     describe('fs/watchMissing', () => {
       let dirCount = 0;
       /** A fresh empty directory for one test. */

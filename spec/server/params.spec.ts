@@ -67,7 +67,7 @@ describe('executorFastCheck(FsGetMetadataParams)', () => {
   });
 });
 
-describe('paramsDecoder: u64 fields', () => {
+describe('paramsDecoder: unsigned fields', () => {
   // Probed on codex 0.169.0 (`process/read`, `fs/readBlock`): serde names the primitive type.
   const decode = paramsDecoder(ProcessReadParams);
   const failure = (params: unknown): string => {

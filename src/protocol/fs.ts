@@ -160,24 +160,3 @@ export const FsCloseParams = z.object({ handleId: z.string() });
 export type FsCloseParams = z.infer<typeof FsCloseParams>;
 export const FsCloseResult = EmptyResult;
 export type FsCloseResult = z.infer<typeof FsCloseResult>;
-
-/**
- * `fs/watchMissing` (capability `fsWatchMissing`; probed on 0.169.0, spec/fixtures/FINDINGS.md):
- * watch `missing` paths below the existing `present` one; `watchId` is a u64 chosen by the
- * client. The executor answers `{watching: false}` when there is nothing to watch, and sends
- * one `fs/missingChanged {watchId}` when part of a missing path appears.
- */
-export const FsWatchMissingParams = z.object({
-  watchId: z.number().int().nonnegative(),
-  missing: z.array(PathUri),
-  present: PathUri,
-});
-export type FsWatchMissingParams = z.infer<typeof FsWatchMissingParams>;
-export const FsWatchMissingResult = z.object({ watching: z.boolean() });
-export type FsWatchMissingResult = z.infer<typeof FsWatchMissingResult>;
-
-/** Executor → client: something on a watched missing path appeared. */
-export const FsMissingChangedNotification = z.object({
-  watchId: z.number().int().nonnegative(),
-});
-export type FsMissingChangedNotification = z.infer<typeof FsMissingChangedNotification>;

@@ -5,7 +5,11 @@ import { Base64 } from './base64.js';
 export const HttpHeader = z.object({
   name: z.string(),
   value: z.string(),
-  /** Request headers only: take the value from this executor env var (capability `httpHeaderEnvVars`); omitted when absent. */
+  /**
+   * Request headers only (capability `httpHeaderEnvVars`): the header is sent as `value`
+   * followed by this environment variable of the executor, which must be set and non-empty;
+   * omitted when absent.
+   */
   valueEnvVar: z.string().optional(),
 });
 export type HttpHeader = z.infer<typeof HttpHeader>;

@@ -11,4 +11,5 @@ export * from './fs.js';
 export * from './http.js';
 export * from './network.js';
 export * from './capabilities.js';
+export * from './watchMissing.js';
 export * from './methods.js';

@@ -20,6 +20,7 @@ import * as http from './http.js';
 import * as init from './initialize.js';
 import * as net from './network.js';
 import * as proc from './process.js';
+import * as watch from './watchMissing.js';
 
 /** The capability flag of `environment/info` that says whether the executor has a method. */
 export type CapabilityFlag = keyof EnvironmentCapabilities;
@@ -149,11 +150,11 @@ export const METHODS = {
     capability: 'fileWriteStreaming',
   }),
   'fs/close': request('client', fs.FsCloseParams, fs.FsCloseResult, filesystem),
-  'fs/watchMissing': request('client', fs.FsWatchMissingParams, fs.FsWatchMissingResult, {
+  'fs/watchMissing': request('client', watch.FsWatchMissingParams, watch.FsWatchMissingResult, {
     ...filesystem,
     capability: 'fsWatchMissing',
   }),
-  'fs/missingChanged': notification('executor', fs.FsMissingChangedNotification, {
+  'fs/missingChanged': notification('executor', watch.FsMissingChangedNotification, {
     capability: 'fsWatchMissing',
   }),
 

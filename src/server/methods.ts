@@ -10,6 +10,7 @@
 import type { z } from 'zod';
 import { METHODS, type ClientMethod, type ParamsOf } from '../protocol/methods.js';
 import type { ConfigLocations } from './configLayers.js';
+import { discoverCapabilityRoots } from './discovery.js';
 import { readEnvironmentConfig } from './environmentConfig.js';
 import { environmentInfo } from './environmentInfo.js';
 import type { FileHandleTable } from './fileHandles.js';
@@ -124,7 +125,11 @@ export const HANDLERS: { readonly [M in ServedMethod]: MethodSpec | NotServed } 
     p.EnvironmentConfigReadParams,
     (c, params) => readEnvironmentConfig(params, () => c.configLocations()),
   ),
-  'capabilityRoots/discoverV1': NOT_SERVED,
+  'capabilityRoots/discoverV1': served(
+    'capabilityRoots/discoverV1',
+    p.CapabilityRootsDiscoverV1Params,
+    (_c, params) => discoverCapabilityRoots(params),
+  ),
   'capabilities/discoverV2': NOT_SERVED,
 };
 

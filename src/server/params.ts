@@ -7,7 +7,15 @@
 import { z } from 'zod';
 import { RpcFailure } from './rpcFailure.js';
 
-const u64 = z.number().int().nonnegative();
+/**
+ * Unsigned integers, named by their Rust type: serde words a wrong value `expected u64` or
+ * `expected usize` (probed per field on 0.169.0; spec/server/params.spec.ts). The name rides
+ * in the issue's message, which `serdeMessage` reads.
+ */
+const unsigned = (rustType: 'u64' | 'usize') =>
+  z.number({ error: rustType }).int({ error: rustType }).nonnegative({ error: rustType });
+const u64 = unsigned('u64');
+const usize = unsigned('usize');
 const base64Text = z.string();
 
 export const InitializeParams = z.object({
@@ -41,7 +49,7 @@ export type ProcessStartParams = z.infer<typeof ProcessStartParams>;
 export const ProcessReadParams = z.object({
   processId: z.string(),
   afterSeq: u64.nullish(),
-  maxBytes: u64.nullish(),
+  maxBytes: usize.nullish(),
   waitMs: u64.nullish(),
 });
 
@@ -123,9 +131,9 @@ export const FsCopyParams = z.object({
 export const FsWalkParams = z.object({
   path: z.string(),
   options: z.object({
-    maxDepth: u64,
-    maxDirectories: u64,
-    maxEntries: u64,
+    maxDepth: usize,
+    maxDirectories: usize,
+    maxEntries: usize,
     followDirectorySymlinks: z.boolean(),
     pruneHiddenDirectories: z.boolean().optional(),
   }),
@@ -137,7 +145,7 @@ export const FsOpenParams = z.object({
   mode: z.enum(['read', 'replace']).optional(),
   sandbox,
 });
-export const FsReadBlockParams = z.object({ handleId: z.string(), offset: u64, len: u64 });
+export const FsReadBlockParams = z.object({ handleId: z.string(), offset: u64, len: usize });
 export const FsWriteBlockParams = z.object({
   handleId: z.string(),
   offset: u64,
@@ -164,6 +172,9 @@ export const EnvironmentConfigReadParams = z.object({
   configPaths: z.array(z.array(z.string())),
   requirementsPaths: z.array(z.array(z.string())),
 });
+export const CapabilityRootsDiscoverV1Params = z.object({
+  roots: z.array(z.object({ id: z.string(), path: z.string(), sandbox })),
+});
 export const FsWatchMissingParams = z.object({
   watchId: u64,
   missing: z.array(z.string()),
@@ -184,9 +195,6 @@ export function describeValue(value: unknown): string {
 
 const EXPECTED: Record<string, string> = {
   string: 'a string',
-  // Every number in the params is a u64 on the binary (serde names the primitive type).
-  number: 'u64',
-  int: 'u64',
   boolean: 'a boolean',
   array: 'a sequence',
   object: 'a map',
@@ -210,8 +218,10 @@ function serdeMessage(issue: z.core.$ZodIssue, params: unknown): string {
     case 'invalid_type':
       if (value === undefined && typeof key === 'string') return `missing field \`${key}\``;
       // A number where a u64 belongs (1.5, 2^53+) is serde_json's `invalid number`.
-      if (typeof value === 'number' && (issue.expected === 'number' || issue.expected === 'int')) {
-        return 'invalid number';
+      if (issue.expected === 'number' || issue.expected === 'int') {
+        // A number that is no unsigned integer (1.5, 2^53+) is serde_json's `invalid number`.
+        if (typeof value === 'number') return 'invalid number';
+        return `invalid type: ${describeValue(value)}, expected ${issue.message}`;
       }
       return `invalid type: ${describeValue(value)}, expected ${EXPECTED[issue.expected] ?? issue.expected}`;
     case 'invalid_value': {
