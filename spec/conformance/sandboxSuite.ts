@@ -180,6 +180,9 @@ export function describeSandboxConformance(name: string, factory: ExecServerFact
       );
       expect(result.exitCode).not.toBe(0);
       expect(result.output).not.toContain('connected');
+      // A seccomp filter refuses the socket itself: the words codex's denial check looks for.
+      expect(result.output).toContain('socket: Operation not permitted');
+      expect(result.sandboxDenied).toBe(true);
     });
 
     it('PID namespace: the command sees few processes and cannot signal the host', async () => {
