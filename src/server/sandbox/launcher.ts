@@ -9,7 +9,15 @@
  * `--linux-sandbox-pid-namespace`). Guarded by spec/server/sandbox/launcher.spec.ts.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { RpcFailure } from '../rpcFailure.js';
@@ -65,17 +73,25 @@ function trueProgram(): string {
 
 let filterFile: string | undefined;
 
-/** The network seccomp program in a file of its own (written once, removed at exit). */
+/**
+ * Where a child opens the network seccomp program: `/proc/<executor>/fd/<n>`, a descriptor
+ * the executor keeps open on a file it already deleted, so nothing stays on disk and nobody
+ * can swap the program underneath.
+ */
 function seccompFilterFile(): string | undefined {
   if (filterFile !== undefined) return filterFile;
   const filter = networkSeccompFilter();
   if (filter === undefined) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'execrx-seccomp-'));
-  const path = join(dir, 'network.bpf');
-  writeFileSync(path, filter, { mode: 0o400 });
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  filterFile = path;
-  return path;
+  try {
+    const path = join(dir, 'network.bpf');
+    writeFileSync(path, filter, { mode: 0o400 });
+    const fd = openSync(path, 'r');
+    filterFile = `/proc/${process.pid}/fd/${fd}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return filterFile;
 }
 
 /**
