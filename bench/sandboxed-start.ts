@@ -56,12 +56,15 @@ async function main(): Promise<void> {
   const servers: RunningExecServer[] = [];
   const clients: RawClient[] = [];
   try {
-    const [binary, ours, old] = await Promise.all([
+    // The unsandboxed column has an executor of its own, as the before column has: sandboxed
+    // starts on the same process would leave it less ready (e.g. its FIFO stock drawn down).
+    const [binary, ours, plainServer, old] = await Promise.all([
       startCodexExecServer({ codexHomeParent: cache }),
+      startTsExecutorProcess(),
       startTsExecutorProcess(),
       before === undefined ? undefined : startExecutorFromBin(join(before, 'bin', 'execrx.js')),
     ]);
-    servers.push(binary, ours, ...(old ? [old] : []));
+    servers.push(binary, ours, plainServer, ...(old ? [old] : []));
     const connect = async (server: RunningExecServer): Promise<RawClient> => {
       const client = await RawClient.connect(server.url);
       await client.handshake();
@@ -71,7 +74,12 @@ async function main(): Promise<void> {
     const columns: Column[] = [
       { label: 'binary, sandboxed', client: await connect(binary), sandboxed: true, samples: [] },
       { label: 'ours, sandboxed', client: await connect(ours), sandboxed: true, samples: [] },
-      { label: 'ours, unsandboxed', client: await connect(ours), sandboxed: false, samples: [] },
+      {
+        label: 'ours, unsandboxed',
+        client: await connect(plainServer),
+        sandboxed: false,
+        samples: [],
+      },
     ];
     if (old) {
       columns.push({

@@ -180,6 +180,9 @@ export function describeSandboxConformance(name: string, factory: ExecServerFact
       );
       expect(result.exitCode).not.toBe(0);
       expect(result.output).not.toContain('connected');
+      // A seccomp filter refuses the socket itself: the words codex's denial check looks for.
+      expect(result.output).toContain('socket: Operation not permitted');
+      expect(result.sandboxDenied).toBe(true);
     });
 
     it('PID namespace: the command sees few processes and cannot signal the host', async () => {
@@ -351,6 +354,70 @@ export function describeSandboxConformance(name: string, factory: ExecServerFact
         expect(result.exitCode).toBe(1);
         expect(result.output).toContain('Permission denied');
         expect(result.output).not.toContain('secret\n');
+      });
+    });
+
+    describe('a denied directory inside a readable tree', () => {
+      let tree: string;
+      let denied: Entry;
+
+      beforeAll(() => {
+        tree = join(base, 'tree');
+        mkdirSync(join(tree, 'hidden', 'deeper'), { recursive: true });
+        writeFileSync(join(tree, 'hidden', 'key'), 'key\n');
+        writeFileSync(join(tree, 'open'), 'open\n');
+        denied = workspaceWrite(work, [
+          { path: { type: 'path', path: uri(join(tree, 'hidden')) }, access: 'deny' },
+        ]);
+      });
+
+      it('fs/walk lists it, reports Permission denied for it, and does not go in', async () => {
+        const result = await client.call<{
+          entries: { path: string; kind: string }[];
+          errors: { path: string; message: string }[];
+          truncated: boolean;
+        }>('fs/walk', {
+          path: uri(tree),
+          options: {
+            maxDepth: 4,
+            maxDirectories: 100,
+            maxEntries: 100,
+            followDirectorySymlinks: false,
+          },
+          sandbox: denied,
+        });
+        expect(result.entries).toEqual([
+          { path: uri(join(tree, 'hidden')), kind: 'directory' },
+          { path: uri(join(tree, 'open')), kind: 'file' },
+        ]);
+        expect(result.errors).toEqual([
+          { path: uri(join(tree, 'hidden')), message: 'Permission denied (os error 13)' },
+        ]);
+      });
+
+      it('fs/readDirectory lists its name; reading inside it is denied', async () => {
+        const listing = await client.call<{ entries: { fileName: string }[] }>('fs/readDirectory', {
+          path: uri(tree),
+          sandbox: denied,
+        });
+        expect(listing.entries.map((entry) => entry.fileName).sort()).toEqual(['hidden', 'open']);
+        const inside = await client.request('fs/readDirectory', {
+          path: uri(join(tree, 'hidden')),
+          sandbox: denied,
+        });
+        expect(inside.error).toEqual({ code: -32600, message: 'Permission denied (os error 13)' });
+      });
+
+      it('a recursive fs/copy of the tree is denied, and its secret is not copied', async () => {
+        const destination = join(work, 'tree-copy');
+        const reply = await client.request('fs/copy', {
+          sourcePath: uri(tree),
+          destinationPath: uri(destination),
+          recursive: true,
+          sandbox: denied,
+        });
+        expect(reply.error).toEqual({ code: -32600, message: 'Permission denied (os error 13)' });
+        expect(existsSync(join(destination, 'hidden', 'key'))).toBe(false);
       });
     });
 

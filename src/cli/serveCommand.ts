@@ -88,6 +88,7 @@ const OPTIONS: readonly OptionSpec[] = [
 const HELP = `Usage: execrx serve [--listen ws://IP:PORT|stdio] [--noise] [--no-warm-up]
        execrx serve --remote URL --environment-id ID [--api-key-env NAME] [--no-warm-up]
                     [--exit-on-stdin-close]
+       execrx serve forward --remote URL --environment-id ID --connect ws://HOST:PORT
 
 Serves the exec-server protocol with the TypeScript executor. Every process it started
 is killed when it stops (SIGINT/SIGTERM).
@@ -111,6 +112,9 @@ except the writable roots, .git/.agents/.codex kept read-only inside them, no ne
 the profile restricts it, and (by default) a PID namespace of their own. Without a working
 bwrap such requests are refused, never run unconfined.
 
+\`serve forward\` registers an existing WebSocket exec-server as a remote environment
+(\`execrx serve forward --help\`).
+
 With --remote it registers its Noise key with the registry, attaches to the relay the
 registry names and serves the environment there, reconnecting with backoff (like
 \`codex exec-server --remote\`). It prints one line once it serves; trouble goes to
@@ -129,6 +133,10 @@ export const serveCommand: Command = {
   summary: 'Serve the exec-server protocol with the TypeScript executor',
   help: HELP,
   async run(args, streams) {
+    if (args[0] === 'forward') {
+      const { serveForward } = await import('./serveForward.js');
+      return serveForward(args.slice(1), streams);
+    }
     const parsed = parseOptions('serve', args, OPTIONS, false);
     if (parsed.help) {
       streams.stdout.write(`${HELP}\n`);

@@ -3,6 +3,7 @@
  * serves the environment over its rendezvous relay (like `codex exec-server --remote`),
  * reconnecting with backoff until interrupted.
  */
+import type { Executor } from '../server/executor.js';
 import { startRemoteExecServer, type RemoteEnvironmentEvent } from '../server/relay/index.js';
 import type { CliStreams } from './command.js';
 import { shutdownOnSignals } from './shutdownSignal.js';
@@ -13,6 +14,8 @@ export interface ServeRemoteOptions {
   readonly apiKey: string;
   /** Stop (exit 0) when stdin ends, as `codex exec-server --exit-on-stdin-close`. */
   readonly exitOnStdinClose?: boolean;
+  /** What serves the relayed connections (default: a new executor of our own). */
+  readonly executor?: Executor;
 }
 
 export async function serveRemote(
@@ -37,6 +40,7 @@ export async function serveRemote(
       registryUrl: options.registryUrl,
       environmentId: options.environmentId,
       apiKey: options.apiKey,
+      executor: options.executor,
       onEvent,
     });
     await shutdown.aborted;

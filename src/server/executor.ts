@@ -16,12 +16,20 @@ export interface ExecutorOptions {
   codexHome?: string;
 }
 
+/** One connection an executor serves. */
+export interface ServedConnection {
+  /** Resolves once the connection has ended. */
+  readonly done: Promise<void>;
+  /** Ends the connection. */
+  close(): void;
+}
+
 export interface Executor {
   /**
    * Serves one connection. `peerLabel` names the peer in malformed-input errors, e.g.
    * `exec-server websocket 127.0.0.1:5123` (WebSocket wording) or `exec-server stdio`.
    */
-  serveTransport(transport: Transport, peerLabel: string): ConnectionProcessor;
+  serveTransport(transport: Transport, peerLabel: string): ServedConnection;
   /** Number of live sessions (attached or detached). */
   readonly sessionCount: number;
   /** Closes every connection and kills every process of every session. */

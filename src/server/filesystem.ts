@@ -11,7 +11,11 @@ import { fsPath, uriFromPath } from './hostPath.js';
 import { copyRegularFile, openWritable, writeAllAndClose } from './nonBlockingWrite.js';
 import { fsFailure } from './osError.js';
 import { PreformattedJson } from './preformattedJson.js';
-import { enforceFileSandbox } from './sandbox/fileSystemAccess.js';
+import {
+  enforceFileSandbox,
+  enforceTreeReadable,
+  fileReadDenial,
+} from './sandbox/fileSystemAccess.js';
 import { lstatFields, statFields } from './statFields.js';
 import { RpcFailure } from './rpcFailure.js';
 
@@ -296,6 +300,7 @@ export async function copy(params: {
           'fs/copy cannot copy a directory to itself or one of its descendants',
         );
       }
+      enforceTreeReadable(params.sandbox, source);
       await copyTree(source, destination);
     } else if (stat.isSymbolicLink()) {
       await recreateSymlink(source, destination);
@@ -345,6 +350,7 @@ export async function walk(params: {
     );
   }
   const outcome: WalkOutcome = { entries: [], errors: [], truncated: false };
+  const readDenied = fileReadDenial(params.sandbox);
   const rootLink = await io(() => fs.lstat(root));
   const rootIsLink = rootLink.isSymbolicLink();
   if (rootIsLink && !options.followDirectorySymlinks) return outcome;
@@ -360,6 +366,10 @@ export async function walk(params: {
   let counted = 0;
   while (queue.length > 0) {
     const { path, depth } = queue.shift() as { path: string; depth: number };
+    if (readDenied?.(path)) {
+      outcome.errors.push({ path: uriFromPath(path), message: 'Permission denied (os error 13)' });
+      continue;
+    }
     let names: string[];
     try {
       names = (await fs.readdir(path)).sort((a, b) =>

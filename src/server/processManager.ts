@@ -124,6 +124,9 @@ export class ProcessManager {
     if (reservation.cancelled || this.entries.get(processId) !== reservation) {
       managed.killGroup();
       managed.release();
+      confined?.release();
+      this.sandboxReleases.delete(processId);
+      this.denialScanners.delete(processId);
       throw RpcFailure.invalidRequest(`process ${processId} start was cancelled`);
     }
     this.entries.set(processId, { state: 'ready', process: managed });

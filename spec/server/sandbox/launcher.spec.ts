@@ -11,7 +11,7 @@ import { configureSandbox } from '../../../src/server/sandbox/launcher.js';
 import { RawClient, outputText, startParams } from '../rawClient.js';
 import { startTsExecServer } from '../../support/tsExecServer.js';
 import type { RunningExecServer } from '../../support/codexExecServer.js';
-import { hostProcessesMatching, readOnly } from '../../support/sandboxProfiles.js';
+import { hostProcessesMatching, readOnly, workspaceWrite } from '../../support/sandboxProfiles.js';
 
 let server: RunningExecServer;
 let client: RawClient;
@@ -33,12 +33,13 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function start(argv: string[]) {
+async function start(argv: string[], writable = false) {
   counter += 1;
   const processId = `launcher-${counter}`;
+  const sandbox = writable ? workspaceWrite(work) : readOnly(work);
   const reply = await client.request(
     'process/start',
-    startParams(processId, argv, { cwd: `file://${work}`, sandbox: readOnly(work) }),
+    startParams(processId, argv, { cwd: `file://${work}`, sandbox }),
     20_000,
   );
   return { processId, reply };
@@ -89,6 +90,25 @@ describe('sandbox launcher', () => {
     await client.waitClosedNotification(processId, 20_000);
     expect(client.notifications('process/exited', processId)[0]?.params?.exitCode).toBe(137);
     expect(hostProcessesMatching(`sleep ${marker}`)).toBe('');
+  });
+
+  it('a missing carve-out stays protected while another process still uses its mount point', async () => {
+    const long = await start(
+      ['/bin/sh', '-c', 'sleep 1; mkdir .codex/late 2>&1; echo rc=$?'],
+      true,
+    );
+    const short = await start(['/bin/true'], true);
+    await client.waitClosedNotification(short.processId, 20_000);
+    // The short process is gone; its release must not remove what the long one still masks.
+    expect(existsSync(join(work, '.codex'))).toBe(true);
+    await client.waitClosedNotification(long.processId, 20_000);
+    expect(outputText(client, long.processId)).toContain('Read-only file system');
+    expect(existsSync(join(work, '.codex', 'late'))).toBe(false);
+    const deadline = Date.now() + 5_000;
+    while (existsSync(join(work, '.codex')) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(existsSync(join(work, '.codex'))).toBe(false);
   });
 
   it('isolate (the default): the host processes are out of reach', async () => {

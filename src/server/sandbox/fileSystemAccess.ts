@@ -73,8 +73,33 @@ export function enforceFileSandbox(
   access: FileAccess,
   followFinal = true,
 ): void {
-  if (sandbox === null || sandbox === undefined) return;
+  const policy = confinedPolicy(sandbox);
+  if (policy !== undefined) checkAccess(policy, path, access, followFinal);
+}
+
+function confinedPolicy(sandbox: unknown): FileSystemPolicy | undefined {
+  if (sandbox === null || sandbox === undefined) return undefined;
   const plan = sandboxPlan(sandbox, process.cwd());
-  if (plan.kind !== 'confined') return;
-  checkAccess(plan.fileSystem, path, access, followFinal);
+  return plan.kind === 'confined' ? plan.fileSystem : undefined;
+}
+
+/**
+ * For `fs/walk`: which directories it must not read (a denied one is reported as an error
+ * entry, `Permission denied (os error 13)`, and not descended into, as in the binary's view).
+ * Undefined when nothing is denied.
+ */
+export function fileReadDenial(sandbox: unknown): ((path: string) => boolean) | undefined {
+  const policy = confinedPolicy(sandbox);
+  if (policy?.kind !== 'restricted') return undefined;
+  return (path) => governingEntry(policy, effectivePath(path, true, hostProbe))?.access === 'deny';
+}
+
+/** For a recursive `fs/copy` source: refused (EACCES) when a denied path lies inside it. */
+export function enforceTreeReadable(sandbox: unknown, path: string): void {
+  const policy = confinedPolicy(sandbox);
+  if (policy?.kind !== 'restricted') return;
+  const root = effectivePath(path, false, hostProbe);
+  if (policy.entries.some((entry) => entry.access === 'deny' && isWithin(entry.path, root))) {
+    throw DENIED();
+  }
 }

@@ -9,7 +9,16 @@
  * `--linux-sandbox-pid-namespace`). Guarded by spec/server/sandbox/launcher.spec.ts.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, rmdirSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { RpcFailure } from '../rpcFailure.js';
 import {
@@ -18,7 +27,8 @@ import {
   type PathProbe,
   type PidNamespaceMode,
 } from './bwrapArguments.js';
-import type { SandboxPlan } from './permissionProfile.js';
+import type { NetworkPolicy, SandboxPlan } from './permissionProfile.js';
+import { networkSeccompFilter } from './seccompFilter.js';
 
 export interface SandboxSettings {
   /** The bwrap binary; by default `bwrap` on the executor's PATH. */
@@ -61,6 +71,56 @@ function trueProgram(): string {
   return findOnPath('true') ?? '/bin/true';
 }
 
+let filterFile: string | undefined;
+
+/**
+ * Where a child opens the network seccomp program: `/proc/<executor>/fd/<n>`, a descriptor
+ * the executor keeps open on a file it already deleted, so nothing stays on disk and nobody
+ * can swap the program underneath.
+ */
+function seccompFilterFile(): string | undefined {
+  if (filterFile !== undefined) return filterFile;
+  const filter = networkSeccompFilter();
+  if (filter === undefined) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'execrx-seccomp-'));
+  try {
+    const path = join(dir, 'network.bpf');
+    writeFileSync(path, filter, { mode: 0o400 });
+    const fd = openSync(path, 'r');
+    filterFile = `/proc/${process.pid}/fd/${fd}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return filterFile;
+}
+
+/**
+ * The command line that runs `command` in bwrap with `args`. With restricted network the
+ * seccomp program goes in on fd 3, opened by a `sh` that then becomes bwrap (`exec`), so pipe
+ * and terminal starts alike can hand it over.
+ */
+function bwrapCommandLine(
+  bwrap: string,
+  args: readonly string[],
+  network: NetworkPolicy,
+  command: readonly string[],
+): string[] {
+  const filter = network === 'restricted' ? seccompFilterFile() : undefined;
+  if (filter === undefined) return [bwrap, ...args, '--', ...command];
+  return [
+    '/bin/sh',
+    '-c',
+    'exec 3<"$0" && exec "$@"',
+    filter,
+    bwrap,
+    ...args,
+    '--seccomp',
+    '3',
+    '--',
+    ...command,
+  ];
+}
+
 /** Runs bwrap once with the sandbox's namespaces; resolves with its path. */
 function verifyBwrap(): Promise<string> {
   const path = settings.bwrapPath ?? findOnPath('bwrap');
@@ -77,10 +137,11 @@ function verifyBwrap(): Promise<string> {
     'restricted',
     settings.pidNamespace,
   );
+  const [program, ...rest] = bwrapCommandLine(path, args, 'restricted', [trueProgram()]);
   return new Promise((resolve, reject) => {
     execFile(
-      path,
-      [...args, '--', trueProgram()],
+      program as string,
+      rest,
       { timeout: CHECK_TIMEOUT_MS, encoding: 'utf8' },
       (error, _stdout, stderr) => {
         if (error === null) resolve(path);
@@ -146,7 +207,7 @@ export async function confineCommand(
   }
   let released = false;
   return {
-    argv: [bwrap, ...invocation.args, '--', program, ...rest],
+    argv: bwrapCommandLine(bwrap, invocation.args, plan.network, [program, ...rest]),
     release: () => {
       if (released) return;
       released = true;
