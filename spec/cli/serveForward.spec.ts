@@ -20,6 +20,8 @@ beforeAll(assertBuilt);
 afterEach(killRunningClis);
 
 const TOKEN = { CODEX_API_KEY: 'forward-token' };
+/** What clients show the rendezvous: its harness token, distinct from the executors'. */
+const HARNESS_TOKEN = { CODEX_API_KEY: 'forward-harness-token' };
 const TIMEOUT_MS = 60_000;
 
 async function runThrough(registry: string, environmentId: string) {
@@ -37,7 +39,7 @@ async function runThrough(registry: string, environmentId: string) {
         '-c',
         'echo "forwarded $((40+2))"; exit 4',
       ],
-      { env: TOKEN, timeoutMs: 20_000 },
+      { env: HARNESS_TOKEN, timeoutMs: 20_000 },
     );
     if (result.code === 4 || attempt === 20) return result;
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -60,7 +62,11 @@ describe('execrx serve forward', () => {
     'forwards relayed connections to a WebSocket exec-server, like codex exec-server forward',
     async () => {
       const destination = await startCodexExecServer();
-      const rendezvous = startCli(['rendezvous', '--executor-token', TOKEN.CODEX_API_KEY], {
+      const rendezvous = startCli(['rendezvous'], {
+        env: {
+          EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: TOKEN.CODEX_API_KEY,
+          EXECRX_RENDEZVOUS_HARNESS_TOKEN: HARNESS_TOKEN.CODEX_API_KEY,
+        },
         timeoutMs: TIMEOUT_MS,
       });
       const home = freshDir('execrx-forward-home-');
