@@ -167,11 +167,13 @@ export async function runChaosScenario(
       client = new LazyRemoteExecServerClient(webSocketUrl(chaos.url));
     } else {
       const token = randomBytes(16).toString('hex');
+      const harnessToken = randomBytes(16).toString('hex');
       const environmentId = `chaos-${options.seed}`;
       // Listens on a known port: `rendezvous.url` names the public (chaos) address.
       const listen = `http://127.0.0.1:${await freePort()}`;
       const rendezvous = await startRendezvous({
         executorToken: token,
+        harnessToken,
         listen,
         // Relay sockets go through the chaos relay; plain HTTP passes it untouched.
         publicUrl: chaos.url.replace(/^ws/, 'http'),
@@ -201,7 +203,10 @@ export async function runChaosScenario(
           console.error('rendezvous', Date.now() % 100_000, JSON.stringify(event).slice(0, 200)),
         );
       stops.push(() => remote.close());
-      const registry = new EnvironmentRegistryClient({ baseUrl: listen, bearerToken: token });
+      const registry = new EnvironmentRegistryClient({
+        baseUrl: listen,
+        bearerToken: harnessToken,
+      });
       client = new LazyRemoteExecServerClient(
         noiseRendezvous(
           new RegistryConnectProvider(registry, environmentId),
