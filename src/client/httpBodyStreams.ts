@@ -7,7 +7,7 @@
  * across all streams of a session. Body streams never survive a transport loss.
  */
 import { Observable, type Subscriber } from 'rxjs';
-import { decodeValidatedBase64 } from './validatedBase64.js';
+import { decodeValidatedBase64 } from '../protocol/base64.js';
 import { ExecServerError, ProtocolError } from '../protocol/errors.js';
 import type { HttpRequestBodyDeltaNotification } from '../protocol/http.js';
 import {

@@ -19,7 +19,7 @@ import { parseInbound, type InboundMessage } from './inboundMessage.js';
 import { notificationText, ProcessOutputParams } from './notificationText.js';
 import { handlerOf, type HandlerContext } from './methods.js';
 import { InitializeParams, paramsDecoder } from './params.js';
-import { errorMessage } from './osError.js';
+import { errorMessage } from '../protocol/errorMessage.js';
 import { RpcFailure } from './rpcFailure.js';
 import { PreformattedJson } from './preformattedJson.js';
 import { acceptsSplitText } from './splitText.js';

@@ -4,7 +4,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { constants } from 'node:fs';
-import { decodeBase64Strict } from './base64Strict.js';
+import { decodeBase64Strict } from '../protocol/base64.js';
 import { fsFailure } from './osError.js';
 import { fsPath } from './hostPath.js';
 import { RpcFailure } from './rpcFailure.js';

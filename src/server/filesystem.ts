@@ -7,7 +7,7 @@ import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, relative, isAbsolute, dirname, basename } from 'node:path';
-import { decodeBase64Strict } from './base64Strict.js';
+import { decodeBase64Strict } from '../protocol/base64.js';
 import { fsPath, uriFromPath } from './hostPath.js';
 import { fsFailure } from './osError.js';
 import { PreformattedJson } from './preformattedJson.js';
