@@ -40,7 +40,7 @@ describe('SessionLifecycle', () => {
     expect(lifecycle.end('retired', replaced)).toEqual({ rpc: expect.any(RpcConnection) });
     expect(lifecycle.end('failed', new DisconnectedError('later'))).toBeNull();
     expect(lifecycle.terminalError).toBe(replaced);
-    expect(states).toEqual(['connected', 'connected', 'recovering', 'connected', 'retired']);
+    expect(states).toEqual(['connected', 'recovering', 'connected', 'retired']);
   });
 
   it('refuses to install after the end, or a transport that is already closed', () => {
