@@ -100,7 +100,9 @@ describe('CallRouter', () => {
     expect(ok).toEqual({ values: [{ running: true }], complete: true });
     const bad = call(calls, 'process/terminate', { processId: 'p' });
     executor.respond(executor.take('process/terminate'), { running: 'yes' });
-    expect((bad.error as Error).message).toMatch(/: `process\/terminate` result did not match the protocol/);
+    expect((bad.error as Error).message).toMatch(
+      /: `process\/terminate` result did not match the protocol/,
+    );
   });
 
   it('wait (default) sends once the session is connected again; params are built then', () => {

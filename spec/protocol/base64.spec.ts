@@ -56,7 +56,7 @@ describe('base64', () => {
     expect(encodeBase64(backing.subarray(2, 4))).toBe(encodeBase64('hi'));
   });
 
-  it('the executor\'s strict decoder accepts exactly what isStandardBase64 accepts', () => {
+  it("the executor's strict decoder accepts exactly what isStandardBase64 accepts", () => {
     const alphabet = fc.constantFrom(...'AZaz09+/=-_ \n!'.split(''));
     fc.assert(
       fc.property(fc.string({ unit: alphabet, maxLength: 12 }), (text) => {
@@ -71,7 +71,7 @@ describe('base64', () => {
     );
   });
 
-  it('words the strict decoder\'s failures as the Rust base64 crate does', () => {
+  it("words the strict decoder's failures as the Rust base64 crate does", () => {
     expect(() => decodeBase64Strict('not base64!')).toThrow('Invalid symbol 32, offset 3.');
     expect(() => decodeBase64Strict('abc=d')).toThrow('Invalid symbol 61, offset 3.');
     expect(() => decodeBase64Strict('abcde')).toThrow('Invalid input length.');
