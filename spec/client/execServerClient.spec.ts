@@ -94,6 +94,17 @@ describe('ExecServerClient.connect', () => {
     expect(executor.pending('environment/info')).toHaveLength(0);
   });
 
+  it('supports(method) reads the capability flag the method table names', async () => {
+    const { client } = connect(
+      {},
+      { ...ENV_INFO, capabilities: { fsWatchMissing: true, fileWriteStreaming: false } },
+    );
+    expect(await firstValueFrom(client.supports('fs/watchMissing'))).toBe(true);
+    expect(await firstValueFrom(client.supports('fs/writeBlock'))).toBe(false);
+    expect(await firstValueFrom(client.supports('capabilities/discoverV2'))).toBe(false);
+    expect(await firstValueFrom(client.supports('fs/readFile'))).toBe(true);
+  });
+
   it('connects with a malformed initialize environmentInfo, and reports it when asked for', () => {
     const { client, executor } = connect({}, { shell: 'bash' });
     expect(client.state).toBe('connected');

@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import {
   Base64,
   decodeBase64,
+  decodeBase64Strict,
   decodedBase64Length,
   encodeBase64,
   isStandardBase64,
@@ -52,5 +54,27 @@ describe('base64', () => {
   it('encodes a view of a larger buffer without its neighbours', () => {
     const backing = Buffer.from('xxhixx');
     expect(encodeBase64(backing.subarray(2, 4))).toBe(encodeBase64('hi'));
+  });
+
+  it("the executor's strict decoder accepts exactly what isStandardBase64 accepts", () => {
+    const alphabet = fc.constantFrom(...'AZaz09+/=-_ \n!'.split(''));
+    fc.assert(
+      fc.property(fc.string({ unit: alphabet, maxLength: 12 }), (text) => {
+        let accepted = true;
+        try {
+          decodeBase64Strict(text);
+        } catch {
+          accepted = false;
+        }
+        expect(accepted).toBe(isStandardBase64(text));
+      }),
+    );
+  });
+
+  it("words the strict decoder's failures as the Rust base64 crate does", () => {
+    expect(() => decodeBase64Strict('not base64!')).toThrow('Invalid symbol 32, offset 3.');
+    expect(() => decodeBase64Strict('abc=d')).toThrow('Invalid symbol 61, offset 3.');
+    expect(() => decodeBase64Strict('abcde')).toThrow('Invalid input length.');
+    expect(() => decodeBase64Strict('ab=')).toThrow('Invalid padding');
   });
 });

@@ -90,13 +90,13 @@ export class CallRouter {
     options: CallOptions = {},
   ): Observable<ResultOf<M>> {
     const mapError = options.mapError ?? identity;
-    const decode = (raw: unknown) =>
-      decodeResult(method, METHODS[method].result, raw) as ResultOf<M>;
     if ((options.recovery ?? 'wait') === 'wait' && options.timeoutMs === undefined) {
-      return this.direct(method, params, decode, mapError);
+      return this.direct(method, params, mapError);
     }
     return this.guard(
-      defer(() => this.routed(method, params, options)).pipe(map(decode)),
+      defer(() => this.routed(method, params, options)).pipe(
+        map((raw) => decodeResultOf(method, raw)),
+      ),
       mapError,
     );
   }
@@ -121,7 +121,6 @@ export class CallRouter {
   private direct<M extends ClientMethod>(
     method: M,
     params: CallParams<M>,
-    decode: (raw: unknown) => ResultOf<M>,
     mapError: (error: unknown) => unknown,
   ): Observable<ResultOf<M>> {
     const lifecycle = this.host.lifecycle;
@@ -136,7 +135,7 @@ export class CallRouter {
         return this.guardWith(
           this.awaitLive().pipe(
             switchMap((live) => live.request(method, build(params))),
-            map(decode),
+            map((raw) => decodeResultOf(method, raw)),
           ),
           mapError,
           true,
@@ -150,7 +149,7 @@ export class CallRouter {
         return undefined;
       }
       this.pending.add(subscriber);
-      const observer = new CallObserver(lifecycle, decode, mapError, subscriber);
+      const observer = new CallObserver(lifecycle, method, mapError, subscriber);
       const id = rpc.start(method, built, observer);
       return () => {
         this.pending.delete(subscriber);
@@ -312,9 +311,12 @@ export function requestOn<M extends ClientMethod>(
   method: M,
   params: ParamsOf<M>,
 ): Observable<ResultOf<M>> {
-  return rpc
-    .request(method, params)
-    .pipe(map((raw) => decodeResult(method, METHODS[method].result, raw) as ResultOf<M>));
+  return rpc.request(method, params).pipe(map((raw) => decodeResultOf(method, raw)));
+}
+
+/** A result decoded with the method table's schema for `method`. */
+function decodeResultOf<M extends ClientMethod>(method: M, raw: unknown): ResultOf<M> {
+  return decodeResult(method, METHODS[method].result, raw) as ResultOf<M>;
 }
 
 function build<M extends ClientMethod>(params: CallParams<M>): ParamsOf<M> {
@@ -341,12 +343,12 @@ function mapCallError(error: unknown): unknown {
  * of a closure per callback. A result that arrives after the session ended is an error
  * (spec/environment/retirementOrder.spec.ts).
  */
-class CallObserver<R> {
+class CallObserver<M extends ClientMethod> {
   constructor(
     private readonly lifecycle: SessionLifecycle,
-    private readonly decode: (raw: unknown) => R,
+    private readonly method: M,
     private readonly mapError: (error: unknown) => unknown,
-    private readonly subscriber: Subscriber<R>,
+    private readonly subscriber: Subscriber<ResultOf<M>>,
   ) {}
 
   next(raw: unknown): void {
@@ -355,9 +357,9 @@ class CallObserver<R> {
       this.subscriber.error(terminal);
       return;
     }
-    let value: R;
+    let value: ResultOf<M>;
     try {
-      value = this.decode(raw);
+      value = decodeResultOf(this.method, raw);
     } catch (error) {
       this.subscriber.error(error);
       return;

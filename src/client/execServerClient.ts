@@ -16,7 +16,7 @@ import {
   isTransportClosed,
 } from '../protocol/errors.js';
 import type { EnvironmentInfo } from '../protocol/environment.js';
-import type { ParamsOf } from '../protocol/methods.js';
+import { METHODS, type ClientMethod, type ParamsOf } from '../protocol/methods.js';
 import { pathToFileUri } from '../protocol/pathUri.js';
 import type {
   ExecEnvPolicy,
@@ -204,6 +204,17 @@ export class ExecServerClient {
         })
         .pipe(map((info) => core.cacheEnvironmentInfo(info)));
     });
+  }
+
+  /**
+   * Whether the executor offers `method`: the `environment/info` capability flag the method
+   * table names for it (protocol/methods.ts), true for a method no flag gates. Lets a caller
+   * fall back (e.g. poll with `fs/getMetadata` without `fsWatchMissing`) as the upstream agent does.
+   */
+  supports(method: ClientMethod): Observable<boolean> {
+    const flag = METHODS[method].capability;
+    if (flag === undefined) return this.environmentInfo().pipe(map(() => true));
+    return this.environmentInfo().pipe(map((info) => info.capabilities[flag]));
   }
 
   /**

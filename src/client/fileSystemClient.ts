@@ -4,6 +4,7 @@
  * (`-32004`) errors with NotFoundError naming the path; other executor errors are ServerError
  * with the executor's message verbatim.
  */
+import { decodeValidatedBase64, encodeBase64 } from '../protocol/base64.js';
 import { randomUUID } from '../platform/index.js';
 import {
   EMPTY,
@@ -21,8 +22,6 @@ import {
   takeWhile,
   tap,
 } from 'rxjs';
-import { encodeBase64 } from '../protocol/base64.js';
-import { decodeValidatedBase64 } from './validatedBase64.js';
 import { ErrorCode, NotFoundError, ProtocolError, ServerError } from '../protocol/errors.js';
 import type {
   FsGetMetadataResult,

@@ -7,7 +7,7 @@
  * across all streams of a session. Body streams never survive a transport loss.
  */
 import { Observable, type Subscriber } from 'rxjs';
-import { decodeValidatedBase64 } from './validatedBase64.js';
+import { decodeValidatedBase64 } from '../protocol/base64.js';
 import { ExecServerError, ProtocolError } from '../protocol/errors.js';
 import type { HttpRequestBodyDeltaNotification } from '../protocol/http.js';
 import {
@@ -27,7 +27,19 @@ export function checkDeltaSize(deltaBase64: unknown): void {
 export class HttpBodyStreams {
   private readonly routes = new Map<string, HttpBodyStream>();
   /** Bytes queued (not yet handed to a subscriber) across every stream. */
-  queuedBytes = 0;
+  private queued = 0;
+
+  /** Reserves `bytes` of the session's queue budget; false when it would be exceeded. */
+  reserve(bytes: number): boolean {
+    if (this.queued + bytes > MAX_QUEUED_HTTP_BODY_BYTES) return false;
+    this.queued += bytes;
+    return true;
+  }
+
+  /** Returns `bytes` reserved earlier. */
+  release(bytes: number): void {
+    this.queued -= bytes;
+  }
 
   /** Registers a route; the id must be new (the client generates `http-<n>`). */
   register(requestId: string): HttpBodyStream {
@@ -152,13 +164,12 @@ export class HttpBodyStream {
       this.overflow('body delta channel filled before delivery');
       return;
     }
-    if (this.streams.queuedBytes + bytes.byteLength > MAX_QUEUED_HTTP_BODY_BYTES) {
+    if (!this.streams.reserve(bytes.byteLength)) {
       this.overflow(`queued body deltas exceed ${MAX_QUEUED_HTTP_BODY_BYTES} bytes`);
       return;
     }
     this.queue.push(bytes);
     this.queuedBytes += bytes.byteLength;
-    this.streams.queuedBytes += bytes.byteLength;
   }
 
   private overflow(detail: string): void {
@@ -196,6 +207,6 @@ export class HttpBodyStream {
 
   private release(bytes: number): void {
     this.queuedBytes -= bytes;
-    this.streams.queuedBytes -= bytes;
+    this.streams.release(bytes);
   }
 }

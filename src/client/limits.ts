@@ -9,10 +9,8 @@ export const PROCESS_EVENT_HISTORY_CAPACITY = 256;
 /** …and at most this many retained output bytes. */
 export const PROCESS_EVENT_HISTORY_BYTES = 1024 * 1024;
 
-/** Largest decoded HTTP body delta; a bigger one is a connection fault. */
-export const MAX_HTTP_BODY_DELTA_BYTES = 1024 * 1024;
-/** Largest `deltaBase64` string: `ceil(1 MiB / 3) * 4`. */
-export const MAX_HTTP_BODY_DELTA_BASE64_CHARS = Math.ceil(MAX_HTTP_BODY_DELTA_BYTES / 3) * 4;
+/** Largest decoded HTTP body delta, and its base64 length (wire limits, protocol/http.ts). */
+export { MAX_HTTP_BODY_DELTA_BASE64_CHARS, MAX_HTTP_BODY_DELTA_BYTES } from '../protocol/http.js';
 /** Frames queued per HTTP body stream before the consumer reads them. */
 export const HTTP_BODY_DELTA_CHANNEL_CAPACITY = 256;
 /** Bytes queued across all HTTP body streams of one session. */

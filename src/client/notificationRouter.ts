@@ -14,7 +14,7 @@ import { HttpBodyStreams, checkDeltaSize, type HttpBodyStream } from './httpBody
 import { answerPolicyRequest, type NetworkPolicyHandler } from './networkPolicy.js';
 import type { ProcessEvent } from './processEvents.js';
 import { ProcessEventLog } from './processEventLog.js';
-import { decodeValidatedBase64 } from './validatedBase64.js';
+import { decodeValidatedBase64 } from '../protocol/base64.js';
 import { decodeNotification } from './wireDecode.js';
 
 /** One process the session routes notifications to. */

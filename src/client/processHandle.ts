@@ -3,9 +3,8 @@
  * Bound to the session that started it: after that session is retired or fails, every
  * observable of the handle errors with DisconnectedError; it never migrates to another session.
  */
+import { decodeValidatedBase64, encodeBase64 } from '../protocol/base64.js';
 import { Observable, filter, map } from 'rxjs';
-import { encodeBase64 } from '../protocol/base64.js';
-import { decodeValidatedBase64 } from './validatedBase64.js';
 import { ProcessWriteRejectedError } from '../protocol/errors.js';
 import type { ProcessReadResult, ProcessSignal, SandboxType } from '../protocol/process.js';
 import type { ProcessEvent, ProcessOutputEvent } from './processEvents.js';

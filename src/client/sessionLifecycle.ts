@@ -46,7 +46,7 @@ export class SessionLifecycle {
     return this.published.value;
   }
 
-  /** The public state now and on every change. */
+  /** The public state now and on every change (never the same value twice in a row). */
   get state$(): Observable<SessionState> {
     return this.published.asObservable();
   }
@@ -68,7 +68,7 @@ export class SessionLifecycle {
     if (terminal) throw terminal;
     if (rpc.isClosed) throw new DisconnectedError(DisconnectReason.transportDisconnected);
     this.phase = { kind: 'connected', rpc };
-    this.published.next('connected');
+    this.publish('connected');
   }
 
   /** connected(rpc) → lost; false when `rpc` is not the live transport (nothing changes). */
@@ -82,7 +82,7 @@ export class SessionLifecycle {
   recover(): void {
     if (this.phase.kind !== 'lost') return;
     this.phase = { kind: 'recovering' };
-    this.published.next('recovering');
+    this.publish('recovering');
   }
 
   /**
@@ -96,7 +96,12 @@ export class SessionLifecycle {
     if (this.terminalError) return null;
     const rpc = this.liveRpc;
     this.phase = { kind, error };
-    this.published.next(kind);
+    this.publish(kind);
     return { rpc };
+  }
+
+  /** The public state changes only when it differs. */
+  private publish(state: SessionState): void {
+    if (this.published.value !== state) this.published.next(state);
   }
 }

@@ -29,7 +29,7 @@ import type { NotificationRouter, ProcessRecord } from './notificationRouter.js'
 import type { ProcessReadSnapshot } from './processEventLog.js';
 import { handshake, type HandshakeOptions } from './sessionHandshake.js';
 import type { SessionLifecycle } from './sessionLifecycle.js';
-import { decodeValidatedBase64 } from './validatedBase64.js';
+import { decodeValidatedBase64 } from '../protocol/base64.js';
 
 export interface ResumeContext {
   readonly lifecycle: SessionLifecycle;

@@ -12,15 +12,20 @@ import type { ManagedSession } from './managedSession.js';
 export type AttemptOutcome =
   { readonly session: ManagedSession } | { readonly error: ConnectionAttemptError };
 
-export class ConnectionAttempt {
-  /** Set by a refresh that replaced this attempt: it must never install. */
-  cancelled = false;
-  /** The remembered result, once settled. */
-  outcome: AttemptOutcome | undefined;
+/**
+ * `idle` until first used, `running` while the connect is in flight (`subscription` is
+ * undefined while `connect()` is still subscribing), `settled` with the remembered outcome.
+ */
+type AttemptPhase =
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'running'; readonly subscription: Subscription | undefined }
+  | { readonly kind: 'settled'; readonly outcome: AttemptOutcome };
 
+export class ConnectionAttempt {
+  private phase: AttemptPhase = { kind: 'idle' };
+  /** Superseded by a refresh (in any phase): it must never install. */
+  private superseded = false;
   private readonly result = new AsyncSubject<ManagedSession>();
-  private running: Subscription | undefined;
-  private started = false;
 
   /**
    * @param prefetchedBundle the bundle a refresh looked up, used for this attempt's connect.
@@ -31,43 +36,51 @@ export class ConnectionAttempt {
     private readonly onChange?: (attempt: ConnectionAttempt) => void,
   ) {}
 
+  /** Set by a refresh that replaced this attempt: it must never install. */
+  get cancelled(): boolean {
+    return this.superseded;
+  }
+
+  /** The remembered result, once settled. */
+  get outcome(): AttemptOutcome | undefined {
+    return this.phase.kind === 'settled' ? this.phase.outcome : undefined;
+  }
+
   /** Started and not settled yet. */
   get inFlight(): boolean {
-    return this.started && this.outcome === undefined;
+    return this.phase.kind === 'running';
   }
 
   /** Starts the attempt on first use (hot from then on), or joins it. */
   run(connect: () => Observable<ManagedSession>): Observable<ManagedSession> {
-    if (this.cancelled && this.outcome === undefined) {
+    if (this.superseded && this.phase.kind !== 'settled') {
       this.settle({ error: new ConnectionAttemptError(supersededError()) });
     }
-    if (!this.started && this.outcome === undefined) {
-      this.started = true;
+    if (this.phase.kind === 'idle') {
+      this.phase = { kind: 'running', subscription: undefined };
       this.onChange?.(this);
       const subscription = connect().subscribe({
         next: (session) => this.settle({ session }),
         error: (error: unknown) => this.settle({ error: new ConnectionAttemptError(error) }),
       });
-      if (this.outcome === undefined) this.running = subscription;
+      if (this.phase.kind === 'running') this.phase = { kind: 'running', subscription };
     }
     return this.result.asObservable();
   }
 
   /** Supersedes the attempt: aborts what is in flight; joined callers get the superseded error. */
   cancel(): void {
-    if (this.cancelled) return;
-    this.cancelled = true;
-    this.running?.unsubscribe();
-    this.running = undefined;
-    if (this.started && this.outcome === undefined) {
+    if (this.superseded) return;
+    this.superseded = true;
+    if (this.phase.kind === 'running') {
+      this.phase.subscription?.unsubscribe();
       this.settle({ error: new ConnectionAttemptError(supersededError()) });
     }
   }
 
   private settle(outcome: AttemptOutcome): void {
-    if (this.outcome !== undefined) return;
-    this.outcome = outcome;
-    this.running = undefined;
+    if (this.phase.kind === 'settled') return;
+    this.phase = { kind: 'settled', outcome };
     this.onChange?.(this);
     if ('session' in outcome) {
       this.result.next(outcome.session);

@@ -10,6 +10,7 @@ import { EnvironmentHttpClient, EnvironmentProcessBackend } from './environmentB
 import { EnvironmentFileSystem } from './environmentFileSystem.js';
 import type { LazyRemoteExecServerClient, ReadinessResult } from './lazyRemoteClient.js';
 import type { EnvironmentConnectionState } from './managedSession.js';
+import type { ConnectionStatus } from './connectionStatus.js';
 import type { EnvironmentReadyInfo, ProvisioningState } from './provisioning.js';
 
 /** What `status()` observed right now. */
@@ -66,9 +67,14 @@ export class Environment {
     return this.http;
   }
 
-  /** `Connected` while a live session is installed; replays the current value. */
+  /** `Connected` while a live session is installed; replays the current value, then changes. */
   get connectionState$(): Observable<EnvironmentConnectionState> {
     return this.client.connectionState$;
+  }
+
+  /** What the connection is doing, for a user interface (`LazyRemoteExecServerClient.status$`). */
+  get status$(): Observable<ConnectionStatus> {
+    return this.client.status$;
   }
 
   get connectionState(): EnvironmentConnectionState {

@@ -69,6 +69,8 @@ export const EnvironmentInfo = z.object({
   capabilities: EnvironmentCapabilities.prefault({}),
 });
 export type EnvironmentInfo = z.infer<typeof EnvironmentInfo>;
+/** `EnvironmentInfo` as it travels (before the client's defaults): what an executor sends. */
+export type EnvironmentInfoWire = z.input<typeof EnvironmentInfo>;
 
 export const EnvironmentInfoParams = NoParams;
 export type EnvironmentInfoParams = z.infer<typeof EnvironmentInfoParams>;

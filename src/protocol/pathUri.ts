@@ -9,8 +9,19 @@ import { platform } from '../platform/index.js';
 import * as z from 'zod';
 import { ExecServerError } from './errors.js';
 
-/** A path URI could not be built or understood. The message says which part was wrong. */
-export class PathUriError extends ExecServerError {}
+/**
+ * A path URI could not be built or understood. The message says which part was wrong.
+ * `foreignHost`: the URI is well formed but names a path of another OS (the executor answers
+ * that as an I/O error, not a params error, spec §7.1).
+ */
+export class PathUriError extends ExecServerError {
+  readonly foreignHost: boolean;
+
+  constructor(message: string, options: { foreignHost?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.foreignHost = options.foreignHost ?? false;
+  }
+}
 
 /**
  * Bytes kept literal in a path segment: RFC 3986 unreserved characters plus the sub-delims

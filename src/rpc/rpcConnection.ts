@@ -19,7 +19,7 @@ import {
   type JsonRpcNotification,
   type RequestId,
 } from '../protocol/jsonrpc.js';
-import { errorMessage } from '../transport/errorMessage.js';
+import { errorMessage } from '../protocol/errorMessage.js';
 import type { Transport } from '../transport/transport.js';
 
 /** `MAX_IN_FLIGHT_REGULAR_CALLS` (spec §18.1). */

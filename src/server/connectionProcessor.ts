@@ -18,9 +18,9 @@ import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
 import { parseInbound, type InboundMessage } from './inboundMessage.js';
 import { notificationText, ProcessOutputParams } from './notificationText.js';
-import { handlerOf, type HandlerContext } from './methods.js';
-import { InitializeParams, paramsDecoder } from './params.js';
-import { errorMessage } from './osError.js';
+import { decoderOf, handlerOf, type HandlerContext } from './methods.js';
+import { InitializeParams } from './params.js';
+import { errorMessage } from '../protocol/errorMessage.js';
 import { RpcFailure } from './rpcFailure.js';
 import { PreformattedJson } from './preformattedJson.js';
 import { acceptsSplitText } from './splitText.js';
@@ -46,7 +46,7 @@ class UndecodableMessage {
   constructor(readonly detail: string) {}
 }
 
-const decodeInitializeParams = paramsDecoder(InitializeParams);
+const decodeInitializeParams = decoderOf('initialize', InitializeParams);
 
 /**
  * Where the connection is in its handshake (spec §3.5), with every transition in this file:

@@ -18,8 +18,9 @@ import {
   type ConfigLocations,
   type LayerStack,
 } from './configLayers.js';
-import { pathFromUri, PathUriError, uriFromPath } from './hostPath.js';
-import { errorMessage } from './osError.js';
+import { pathFromUri, uriFromPath } from './hostPath.js';
+import { PathUriError } from '../protocol/pathUri.js';
+import { errorMessage } from '../protocol/errorMessage.js';
 import { RpcFailure } from './rpcFailure.js';
 import { printToml } from './tomlText.js';
 

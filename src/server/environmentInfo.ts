@@ -7,19 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { EnvironmentCapabilities, EnvironmentInfoWire } from '../protocol/environment.js';
 import { uriFromPath } from './hostPath.js';
 
-export interface EnvironmentInfo {
-  shell: { name: string; path: string };
-  executorVersion: string;
-  cwd: string | null;
-  userHomeDir: string | null;
-  platformOs: string;
-  prependPathDirs: string[];
-  temporaryDirectories: string[];
-  tempDir: string | null;
-  capabilities: Record<string, boolean>;
-}
+/** What this executor reports: the protocol's `environment/info` shape, as sent. */
+export type EnvironmentInfo = EnvironmentInfoWire;
 
 /** Capability flags of 0.169.0, each true only when implemented here. */
 export const EXECUTOR_CAPABILITIES = {
@@ -38,7 +30,7 @@ export const EXECUTOR_CAPABILITIES = {
   windowsMxc: false,
   linuxRootWritePreservesDevices: false,
   linuxApprovedRootWritePreservesRestrictions: false,
-} as const;
+} as const satisfies Record<keyof EnvironmentCapabilities, boolean>;
 
 const KNOWN_SHELLS = ['zsh', 'bash', 'sh', 'pwsh', 'powershell'];
 

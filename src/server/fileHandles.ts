@@ -4,7 +4,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { constants } from 'node:fs';
-import { decodeBase64Strict } from './base64Strict.js';
+import { decodeBase64Strict } from '../protocol/base64.js';
 import { fsFailure } from './osError.js';
 import { fsPath } from './hostPath.js';
 import { RpcFailure } from './rpcFailure.js';
@@ -118,7 +118,7 @@ export class FileHandleTable {
     const entry = this.lookup(params.handleId);
     if (!entry.writable)
       throw RpcFailure.invalidRequest(`file handle \`${params.handleId}\` is not writable`);
-    let bytes: Buffer;
+    let bytes: Uint8Array;
     try {
       bytes = decodeBase64Strict(params.chunk);
     } catch (error) {

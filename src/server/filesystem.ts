@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, relative, isAbsolute, dirname, basename } from 'node:path';
-import { decodeBase64Strict } from './base64Strict.js';
+import { decodeBase64Strict } from '../protocol/base64.js';
 import { fsPath, uriFromPath } from './hostPath.js';
 import { copyRegularFile, openWritable, writeAllAndClose } from './nonBlockingWrite.js';
 import { fsFailure } from './osError.js';
@@ -82,7 +82,7 @@ export async function writeFile(params: {
 }): Promise<Empty> {
   const path = fsPath(params.path);
   enforceFileSandbox(params.sandbox, path, 'write', params.followSymlinks !== false);
-  let data: Buffer;
+  let data: Uint8Array;
   try {
     data = decodeBase64Strict(params.dataBase64);
   } catch (error) {

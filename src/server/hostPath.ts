@@ -5,19 +5,8 @@
  * InvalidInput I/O error, which fs methods answer with -32600 (spec §7.1).
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { PathUriError } from '../protocol/pathUri.js';
 import { RpcFailure } from './rpcFailure.js';
-
-/** Why a URI could not be turned into a host path. */
-export class PathUriError extends Error {
-  constructor(
-    message: string,
-    /** true: the URI is well formed but names a path of another OS. */
-    readonly foreignHost: boolean,
-  ) {
-    super(message);
-    this.name = 'PathUriError';
-  }
-}
 
 const HOST_OS =
   process.platform === 'darwin'
@@ -51,22 +40,21 @@ export function pathFromUriParsed(uri: string): string {
     const detail = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri)
       ? 'invalid URL'
       : 'relative URL without a base';
-    throw new PathUriError(`invalid URI: ${detail}`, false);
+    throw new PathUriError(`invalid URI: ${detail}`);
   }
   const scheme = url.protocol.replace(/:$/, '');
-  if (scheme !== 'file') throw new PathUriError(`unsupported path URI scheme \`${scheme}\``, false);
+  if (scheme !== 'file') throw new PathUriError(`unsupported path URI scheme \`${scheme}\``);
   if (url.username !== '' || url.password !== '')
-    throw new PathUriError('credentials are not allowed in path URIs', false);
-  if (url.port !== '') throw new PathUriError('ports are not allowed in path URIs', false);
-  if (url.search !== '')
-    throw new PathUriError('query parameters are not allowed in path URIs', false);
-  if (url.hash !== '') throw new PathUriError('fragments are not allowed in path URIs', false);
+    throw new PathUriError('credentials are not allowed in path URIs');
+  if (url.port !== '') throw new PathUriError('ports are not allowed in path URIs');
+  if (url.search !== '') throw new PathUriError('query parameters are not allowed in path URIs');
+  if (url.hash !== '') throw new PathUriError('fragments are not allowed in path URIs');
   const foreign = url.hostname !== '' || /^\/[A-Za-z](:|%3A)/i.test(url.pathname);
-  if (foreign) throw new PathUriError(`'${uri}' is invalid on '${HOST_OS}'`, true);
+  if (foreign) throw new PathUriError(`'${uri}' is invalid on '${HOST_OS}'`, { foreignHost: true });
   try {
     return fileURLToPath(url);
   } catch {
-    throw new PathUriError(`'${uri}' is invalid on '${HOST_OS}'`, true);
+    throw new PathUriError(`'${uri}' is invalid on '${HOST_OS}'`, { foreignHost: true });
   }
 }
 

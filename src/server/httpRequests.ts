@@ -6,11 +6,11 @@
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { MAX_HTTP_BODY_DELTA_BYTES } from '../protocol/http.js';
 import type { HttpRequestParams } from './params.js';
 import { RpcFailure } from './rpcFailure.js';
 import { timerDelay } from './timerDelay.js';
 
-export const MAX_HTTP_BODY_DELTA_BYTES = 1024 * 1024;
 const MAX_REDIRECTS = 10;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const VISIBLE_HEADER_VALUE = /^[\t\x20-\x7e]*$/;

@@ -50,7 +50,7 @@ export const NOT_SERVED: NotServed = { served: false };
 export type ServedMethod = Exclude<ClientMethod, 'initialize'>;
 
 /** `unknown` when the decoder's input type accepts the client's params of `M`, else a named error. */
-type AcceptsClientParams<M extends ServedMethod, S extends z.ZodType> =
+type AcceptsClientParams<M extends ClientMethod, S extends z.ZodType> =
   ParamsOf<M> extends z.input<S> ? unknown : { readonly rejectsClientParamsOf: M };
 
 /**
@@ -132,6 +132,17 @@ export const HANDLERS: { readonly [M in ServedMethod]: MethodSpec | NotServed } 
   ),
   'capabilities/discoverV2': NOT_SERVED,
 };
+
+/**
+ * The serde-worded decoder of `method`'s params (params.ts `paramsDecoder`), for a request the
+ * handler table does not cover (`initialize`); the same compile-time check as `served`.
+ */
+export function decoderOf<M extends ClientMethod, S extends z.ZodType>(
+  _method: M,
+  schema: S & AcceptsClientParams<M, S>,
+): (params: unknown) => z.output<S> {
+  return p.paramsDecoder(schema as z.ZodType<z.output<S>>);
+}
 
 /** The handler of `method`, or undefined when it is unknown or `NOT_SERVED` (-32601). */
 export function handlerOf(method: string): MethodSpec | undefined {

@@ -37,7 +37,7 @@ export async function openWritable(path: string, flags: number): Promise<Writabl
 }
 
 /** Writes `data` whole to `file` and closes it (also when the write fails). */
-export async function writeAllAndClose(file: WritableFile, data: Buffer): Promise<void> {
+export async function writeAllAndClose(file: WritableFile, data: Uint8Array): Promise<void> {
   if (file.stats.isFIFO()) {
     await streamToPipe(file.fd, Readable.from([data]));
     return;

@@ -3,6 +3,7 @@
  * (`<strerror text> (os error <errno>)`), and mapped to JSON-RPC codes per spec §7.3:
  * NotFound → -32004, InvalidInput/PermissionDenied → -32600, anything else → -32603.
  */
+import { errorMessage } from '../protocol/errorMessage.js';
 import { constants } from 'node:os';
 import { ErrorCode } from '../protocol/errors.js';
 import { RpcFailure } from './rpcFailure.js';
@@ -63,18 +64,6 @@ function isSystemError(error: unknown): error is SystemError {
     typeof (error as Partial<SystemError>).code === 'string' &&
     typeof (error as Partial<SystemError>).message === 'string'
   );
-}
-
-/** The message of any thrown value. */
-export function errorMessage(error: unknown): string {
-  if (
-    typeof error === 'object' &&
-    error !== null &&
-    typeof (error as { message?: unknown }).message === 'string'
-  ) {
-    return (error as { message: string }).message;
-  }
-  return String(error);
 }
 
 /** `No such file or directory (os error 2)` for a Node system error; its message otherwise. */

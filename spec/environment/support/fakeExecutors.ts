@@ -26,4 +26,3 @@ export class FakeExecutors {
     return connection;
   }
 }
-

@@ -12,7 +12,8 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { describeValue } from '../params.js';
-import { pathFromUri, PathUriError } from '../hostPath.js';
+import { pathFromUri } from '../hostPath.js';
+import { PathUriError } from '../../protocol/pathUri.js';
 import { RpcFailure } from '../rpcFailure.js';
 
 export type AccessMode = 'read' | 'write' | 'deny';
