@@ -10,9 +10,10 @@ export {
   connectWebSocket,
   fromWebSocket,
   type WebSocketConnectOptions,
+  type WebSocketTransportOptions,
 } from './transport/webSocketTransport.js';
 export { validateWebSocketHeaders } from './transport/webSocketHeaders.js';
-export type { WebSocketTlsOptions } from './platform/index.js';
+export type { PlatformWebSocket, WebSocketTlsOptions } from './platform/index.js';
 export { traceRequests } from './transport/tracedTransport.js';
 export * from './protocol/w3cTraceContext.js';
 export {
@@ -22,12 +23,21 @@ export {
 export {
   NoiseChannelIdentity,
   NoiseChannelPublicKey,
+  NoiseKeyGenerationError,
+  NoisePublicKeyError,
   type NoiseChannelPublicKeyJson,
+  type NoiseCryptoProvider,
+  type NoiseIdentityGenerateOptions,
+  type NoiseIdentityOptions,
+  type NoiseIdentitySecrets,
 } from './noise/index.js';
 export {
   EnvironmentRegistryClient,
   RegistryConnectProvider,
   isRetryableRegistryError,
+  type EnvironmentRegistration,
+  type EnvironmentRegistryClientOptions,
+  type HarnessKeyValidationRequest,
   type NoiseRendezvousConnectBundle,
   type NoiseRendezvousConnectProvider,
 } from './registry/index.js';

@@ -92,6 +92,7 @@ export class NoiseChannelIdentity {
     );
   }
 
+  /** The public half, safe to share (what the registry and the peer see). */
   publicKey(): NoiseChannelPublicKey {
     return this.#publicKey;
   }
@@ -101,10 +102,12 @@ export class NoiseChannelIdentity {
     return this.#publicKey.toJSON();
   }
 
+  /** Names the public key only; the secret keys never appear in strings or logs. */
   toString(): string {
     return `NoiseChannelIdentity(${this.#publicKey.toString()})`;
   }
 
+  /** What `console.log` and `util.inspect` show: `toString()`, never the secret keys. */
   [INSPECT_CUSTOM](): string {
     return this.toString();
   }

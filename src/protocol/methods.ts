@@ -27,6 +27,7 @@ export type CapabilityFlag = keyof EnvironmentCapabilities;
 /** Who sends a method: the client (harness) or the executor. */
 export type Sender = 'client' | 'executor';
 
+/** A request in the table: who sends it, its params and result schemas, and what gates it. */
 export interface RequestEntry<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   readonly direction: 'request';
   readonly from: Sender;
@@ -37,6 +38,7 @@ export interface RequestEntry<P extends z.ZodType = z.ZodType, R extends z.ZodTy
   readonly capability: CapabilityFlag | undefined;
 }
 
+/** A notification in the table: who sends it, its params schema, and the capability that gates it. */
 export interface NotificationEntry<P extends z.ZodType = z.ZodType> {
   readonly direction: 'notification';
   readonly from: Sender;
@@ -44,6 +46,7 @@ export interface NotificationEntry<P extends z.ZodType = z.ZodType> {
   readonly capability: CapabilityFlag | undefined;
 }
 
+/** One entry of `METHODS`. */
 export type MethodEntry = RequestEntry | NotificationEntry;
 
 interface Gate {
@@ -188,6 +191,7 @@ export const METHODS = {
 } as const satisfies Record<string, MethodEntry>;
 
 type Table = typeof METHODS;
+/** Every method name of the dialect. */
 export type MethodName = keyof Table;
 
 type NamesWhere<Shape> = {
@@ -207,8 +211,11 @@ export type ServerMethod = NamesWhere<{ direction: 'request'; from: 'executor' }
 export type ParamsOf<M extends ClientMethod> = z.infer<Table[M]['params']>;
 /** Parsed result type of a client request. */
 export type ResultOf<M extends ClientMethod> = z.infer<Table[M]['result']>;
+/** Parsed params type of a notification the executor sends. */
 export type NotificationParamsOf<N extends ServerNotification> = z.infer<Table[N]['params']>;
+/** Parsed params type of a request the executor sends (`network/policyRequest`). */
 export type ServerParamsOf<M extends ServerMethod> = z.infer<Table[M]['params']>;
+/** Parsed result type the client answers an executor request with. */
 export type ServerResultOf<M extends ServerMethod> = z.infer<Table[M]['result']>;
 
 function view<K extends MethodName>(
@@ -222,6 +229,7 @@ function view<K extends MethodName>(
 export const clientMethods = view<ClientMethod>(
   (e) => e.direction === 'request' && e.from === 'client',
 );
+/** Requests the executor sends, by name (entries of `METHODS`). */
 export const serverMethods = view<ServerMethod>(
   (e) => e.direction === 'request' && e.from === 'executor',
 );
@@ -239,6 +247,7 @@ function paramsView<K extends MethodName>(
 export const clientNotifications = paramsView<ClientNotification>(
   (e) => e.direction === 'notification' && e.from === 'client',
 );
+/** Params schema of each notification the executor sends. */
 export const serverNotifications = paramsView<ServerNotification>(
   (e) => e.direction === 'notification' && e.from === 'executor',
 );
@@ -247,10 +256,12 @@ function has(view: object, name: string): boolean {
   return Object.prototype.hasOwnProperty.call(view, name);
 }
 
+/** True when `name` is a request the client sends (and the executor serves). */
 export function isClientMethod(name: string): name is ClientMethod {
   return has(clientMethods, name);
 }
 
+/** True when `name` is a notification the executor sends. */
 export function isServerNotification(name: string): name is ServerNotification {
   return has(serverNotifications, name);
 }

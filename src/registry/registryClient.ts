@@ -78,6 +78,7 @@ export interface HarnessKeyValidationRequest {
   readonly streamId: string;
 }
 
+/** HTTP client of an environment registry (noise-relay.md §6.1): `/register` for executors, `/connect` for harnesses, `/validate` for an executor checking a harness key. Errors are typed (`isRetryableRegistryError` says which are worth retrying). */
 export class EnvironmentRegistryClient {
   readonly baseUrl: string;
   private readonly authHeaders: Readonly<Record<string, string>>;

@@ -21,4 +21,11 @@ export {
 } from './harnessAuthorization.js';
 export type { RendezvousCounters, RendezvousEvent } from './rendezvousEvents.js';
 export { RendezvousFrameError, type DroppedFrameCause } from './rendezvousErrors.js';
-export { signRendezvousUrl, verifyRendezvousUrl, type RendezvousRole } from './rendezvousUrl.js';
+export {
+  signRendezvousUrl,
+  verifyRendezvousUrl,
+  type ParsedRendezvousUrl,
+  type RendezvousRole,
+  type RendezvousUrlClaims,
+} from './rendezvousUrl.js';
+export type { RelayFrameKind } from '../relay/frames.js';

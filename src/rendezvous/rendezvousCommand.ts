@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { startRendezvous } from './rendezvousServer.js';
 import type { RendezvousEvent } from './rendezvousEvents.js';
 
+/** Options of `execrx rendezvous`. */
 export interface RendezvousCommandOptions {
   /** Default `http://127.0.0.1:0`. */
   readonly listen?: string;
@@ -24,6 +25,7 @@ export interface RendezvousCommandOptions {
   readonly signal: AbortSignal;
 }
 
+/** `execrx rendezvous`: starts a rendezvous, prints its URL as the first stdout line and one stderr line per event, and runs until SIGINT/SIGTERM. */
 export async function runRendezvousCommand(options: RendezvousCommandOptions): Promise<void> {
   const executorToken = options.executorToken ?? randomBytes(24).toString('base64url');
   const rendezvous = await startRendezvous({

@@ -6,6 +6,7 @@ import type { RelayFrameKind } from '../relay/index.js';
 import type { HarnessAuthorizationRejection } from './harnessAuthorization.js';
 import type { RendezvousFrameError } from './rendezvousErrors.js';
 
+/** One registry or routing event of a rendezvous (`Rendezvous.events`): registrations, attachments, streams, forwarded and dropped frames, validations. */
 export type RendezvousEvent =
   | { readonly type: 'registered'; readonly environmentId: string; readonly registrationId: string }
   | {
@@ -76,6 +77,7 @@ export type RendezvousEvent =
       readonly detail: string;
     };
 
+/** Running totals of a rendezvous's events (`Rendezvous.counters()`). */
 export interface RendezvousCounters {
   framesToEnvironment: number;
   framesToHarness: number;

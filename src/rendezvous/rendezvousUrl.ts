@@ -6,6 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
+/** Who a signed rendezvous URL is for: the executor's socket or a harness's. */
 export type RendezvousRole = 'environment' | 'harness';
 
 export interface RendezvousUrlClaims {

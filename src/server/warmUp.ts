@@ -24,6 +24,7 @@ import WebSocket from 'ws';
 import { ErrorCode } from '../protocol/errors.js';
 import { startExecServer } from './execServer.js';
 
+/** How much `warmUpExecutor` sends and how long it may take. */
 export interface WarmUpOptions {
   /** Requests in all. Default 6,000 (~0.7 s here). */
   readonly requests?: number;
