@@ -11,6 +11,7 @@ export * from './isomorphic.js';
 export {
   fromStdio,
   spawnStdioTransport,
+  type ChildExit,
   type SpawnedStdioTransport,
   type SpawnStdioOptions,
   type StdioTransportOptions,

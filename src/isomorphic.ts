@@ -13,7 +13,7 @@ export {
   type WebSocketTransportOptions,
 } from './transport/webSocketTransport.js';
 export { validateWebSocketHeaders } from './transport/webSocketHeaders.js';
-export type { PlatformWebSocket, WebSocketTlsOptions } from './platform/index.js';
+export type { WebSocketTlsOptions } from './platform/index.js';
 export { traceRequests } from './transport/tracedTransport.js';
 export * from './protocol/w3cTraceContext.js';
 export {
@@ -30,6 +30,7 @@ export {
   type NoiseIdentityGenerateOptions,
   type NoiseIdentityOptions,
   type NoiseIdentitySecrets,
+  type RandomSource,
 } from './noise/index.js';
 export {
   EnvironmentRegistryClient,

@@ -9,11 +9,13 @@ import { NoiseChannelPublicKey, type NoiseChannelPublicKeyJson } from './publicK
 /** Node's `util.inspect.custom` (a registered symbol: no `node:util` import needed). */
 const INSPECT_CUSTOM = Symbol.for('nodejs.util.inspect.custom');
 
+/** How a Noise identity derives its keys. */
 export interface NoiseIdentityOptions {
-  /** Primitives to derive the keys with (default {@link platformCryptoProvider}). */
+  /** Primitives to derive the keys with (default `platformCryptoProvider`, the platform's primitives). */
   readonly crypto?: NoiseCryptoProvider;
 }
 
+/** Options of `NoiseChannelIdentity.generate`: the provider and the randomness. */
 export interface NoiseIdentityGenerateOptions extends NoiseIdentityOptions {
   /** Randomness (default: the provider's CSPRNG). Draws 32 bytes (X25519), then 64 (ML-KEM). */
   readonly random?: RandomSource;

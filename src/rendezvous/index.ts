@@ -27,5 +27,5 @@ export {
   type ParsedRendezvousUrl,
   type RendezvousRole,
   type RendezvousUrlClaims,
+  type RendezvousUrlProblem,
 } from './rendezvousUrl.js';
-export type { RelayFrameKind } from '../relay/frames.js';

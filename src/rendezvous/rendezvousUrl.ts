@@ -9,6 +9,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** Who a signed rendezvous URL is for: the executor's socket or a harness's. */
 export type RendezvousRole = 'environment' | 'harness';
 
+/** What a signed rendezvous URL grants: one role on one registration of one environment. */
 export interface RendezvousUrlClaims {
   readonly role: RendezvousRole;
   readonly environmentId: string;
@@ -34,6 +35,7 @@ export function signRendezvousUrl(
 /** Why an upgrade request was refused: 404 for an unknown route, 401 for a bad signature. */
 export type RendezvousUrlProblem = 'not_found' | 'bad_signature';
 
+/** The claims of a rendezvous URL whose signature checked out, or why it was refused. */
 export type ParsedRendezvousUrl =
   | { readonly ok: true; readonly claims: RendezvousUrlClaims }
   | { readonly ok: false; readonly problem: RendezvousUrlProblem };

@@ -62,6 +62,7 @@ export interface WebSocketConnectOptions {
   scheduler?: SchedulerLike;
 }
 
+/** Options of `fromWebSocket` on a socket you opened yourself. */
 export interface WebSocketTransportOptions {
   /** Send a WebSocket Ping this often (accepted sockets and the executor listener use 30 s). Default: no pings. */
   keepaliveIntervalMs?: number;
