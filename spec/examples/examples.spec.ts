@@ -16,14 +16,14 @@ interface Run {
   readonly stderr: string;
 }
 
-function runExample(name: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  // Jest's --experimental-vm-modules is not for the child; EXECRX_URL only when a test sets it.
+function runExample(name: string): Promise<Run> {
+  // Jest's --experimental-vm-modules is not for the child, and each example starts its own executor.
   const { NODE_OPTIONS: _nodeOptions, EXECRX_URL: _url, ...inherited } = process.env;
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', `examples/${name}`],
-      { cwd: ROOT, env: { ...inherited, ...env }, timeout: 60_000, killSignal: 'SIGKILL' },
+      { cwd: ROOT, env: inherited, timeout: 60_000, killSignal: 'SIGKILL' },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });
@@ -34,21 +34,18 @@ function runExample(name: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
 
 const lines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
 
-describe('examples/', () => {
-  it('piped-command.ts pipes stdout and stderr apart and prints the exit code', async () => {
-    const run = await runExample('piped-command.ts');
-    expect(run).toEqual({
-      code: 0,
-      stdout: 'hello from the executor\nexit code: 3\n',
-      stderr: 'oops\n',
-    });
-  }, 90_000);
-
-  it('status-subscriber.ts sees Disconnected while the executor is down and Connected again', async () => {
-    const run = await runExample('status-subscriber.ts');
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(lines(run.stdout)).toEqual([
+/** Each example, what it must print on stdout (line by line) and on stderr, and exit 0. */
+const EXAMPLES: readonly { file: string; shows: string; stdout: string[]; stderr?: string }[] = [
+  {
+    file: 'piped-command.ts',
+    shows: 'pipes stdout and stderr apart and prints the exit code',
+    stdout: ['hello from the executor', 'exit code: 3'],
+    stderr: 'oops\n',
+  },
+  {
+    file: 'status-subscriber.ts',
+    shows: 'sees Disconnected while the executor is down and Connected again',
+    stdout: [
       '[status] executor Disconnected',
       '[status] executor Connected',
       '/ is a directory',
@@ -59,32 +56,41 @@ describe('examples/', () => {
       '/ is a directory',
       'new session: true',
       '[status] executor Disconnected',
-    ]);
-  }, 90_000);
-
-  it('file-walk.ts lists the tree it built, with sizes, and removes it', async () => {
-    const run = await runExample('file-walk.ts');
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(lines(run.stdout)).toEqual([
+    ],
+  },
+  {
+    file: 'file-walk.ts',
+    shows: 'lists the tree it built, with sizes, and removes it',
+    stdout: [
       'README.md (7 bytes)',
       'src/',
       'src/lib/',
       'src/lib/util.ts (11 bytes)',
       'src/main.ts (16 bytes)',
       '5 entries, 0 errors, truncated: false',
-    ]);
-  }, 90_000);
-
-  it('refresh.ts moves to the newly registered executor and retires the old session', async () => {
-    const run = await runExample('refresh.ts');
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(lines(run.stdout)).toEqual([
+    ],
+  },
+  {
+    file: 'refresh.ts',
+    shows: 'moves to the newly registered executor and retires the old session',
+    stdout: [
       'connected to executor A',
       'executor B registered under the same environment id',
       'after refresh: executor B, new session: true',
       'the retired session fails with DisconnectedError',
-    ]);
-  }, 90_000);
+    ],
+  },
+];
+
+describe('examples/', () => {
+  for (const example of EXAMPLES) {
+    it(`${example.file} ${example.shows}`, async () => {
+      const run = await runExample(example.file);
+      expect({ code: run.code, stderr: run.stderr }).toEqual({
+        code: 0,
+        stderr: example.stderr ?? '',
+      });
+      expect(lines(run.stdout)).toEqual(example.stdout);
+    }, 90_000);
+  }
 });
