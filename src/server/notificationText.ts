@@ -2,8 +2,8 @@
  * The JSON text of an executor notification. Invariant: the text is byte-identical to
  * `JSON.stringify({ method, params })`. `ProcessOutputParams` encodes its bytes itself, so its
  * chunk is known to be base64, which never needs escaping: its text is assembled directly
- * instead of scanned (why: docs/performance.md, "Fast paths"; `bench/throughput.ts`). Process
- * output on the wire is compared with the binary's by spec/conformance/differential.spec.ts.
+ * instead of scanned (why: docs/performance.md, "Fast paths"; `bench/throughput.ts`).
+ * spec/server/notificationText.spec.ts holds it to `JSON.stringify`.
  */
 import type { SplitText } from './splitText.js';
 
