@@ -48,7 +48,10 @@ export interface HttpResponse {
   readonly body$: Observable<Uint8Array>;
 }
 
-/** HTTP requests sent from the executor's host (`client.http`). HTTP error statuses are responses, not errors. */
+/**
+ * HTTP requests sent from the executor's host (`client.http`). HTTP error statuses are responses,
+ * not errors.
+ */
 export class HttpClient {
   /** @internal Created by ExecServerClient. */
   constructor(private readonly core: SessionCore) {}

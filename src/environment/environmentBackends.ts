@@ -8,7 +8,9 @@ import type { ExecServerClient, StartProcessOptions } from '../client/execServer
 import type { HttpRequest, HttpResponse } from '../client/httpClient.js';
 import type { ProcessHandle } from '../client/processHandle.js';
 
-/** Processes on the current session. A started process stays bound to the session that started it. */
+/**
+ * Processes on the current session. A started process stays bound to the session that started it.
+ */
 export class EnvironmentProcessBackend {
   constructor(private readonly session: () => Observable<ExecServerClient>) {}
 

@@ -9,7 +9,11 @@ import type { FileSystemClient } from '../client/fileSystemClient.js';
 
 type Fs = FileSystemClient;
 
-/** `FileSystemClient` calls on whichever session is current: each call asks for the session (connecting or waiting as the environment decides) and then behaves as the same call on `client.fs`. */
+/**
+ * `FileSystemClient` calls on whichever session is current: each call asks for the session
+ * (connecting or waiting as the environment decides) and then behaves as the same call on
+ * `client.fs`.
+ */
 export class EnvironmentFileSystem {
   /** @param session how to reach the session for each call (`get()` or fail-fast). */
   constructor(private readonly session: () => Observable<ExecServerClient>) {}

@@ -38,7 +38,11 @@ type SessionState =
   | { readonly kind: 'failed'; readonly error: ConnectionAttemptError }
   | { readonly kind: 'closed' };
 
-/** An environment with one session and no recovery: a stdio command or the local executor. Its session is opened on first use; when it ends the environment reports the error and does not reconnect. */
+/**
+ * An environment with one session and no recovery: a stdio command or the local executor. Its
+ * session is opened on first use; when it ends the environment reports the error and does not
+ * reconnect.
+ */
 export class SingleSessionEnvironment {
   private state: SessionState = { kind: 'idle' };
   private readonly outcome = new ReplaySubject<ExecServerClient>(1);

@@ -11,7 +11,10 @@ const INSPECT_CUSTOM = Symbol.for('nodejs.util.inspect.custom');
 
 /** How a Noise identity derives its keys. */
 export interface NoiseIdentityOptions {
-  /** Primitives to derive the keys with (default `platformCryptoProvider`, the platform's primitives). */
+  /**
+   * Primitives to derive the keys with (default `platformCryptoProvider`, the platform's
+   * primitives).
+   */
   readonly crypto?: NoiseCryptoProvider;
 }
 

@@ -14,7 +14,10 @@ export const noiseChannelPublicKeyJsonSchema = z.strictObject({
   mlkem768_public_key: z.string(),
 });
 
-/** A Noise public key as the registry carries it: base64 X25519 and ML-KEM-768 public keys (`NoiseChannelPublicKey.fromJSON` validates it). */
+/**
+ * A Noise public key as the registry carries it: base64 X25519 and ML-KEM-768 public keys
+ * (`NoiseChannelPublicKey.fromJSON` validates it).
+ */
 export type NoiseChannelPublicKeyJson = z.infer<typeof noiseChannelPublicKeyJsonSchema>;
 
 // Assigned by the class's static block (see publicKeyRawKeys below).

@@ -71,21 +71,30 @@ export const EnvironmentInfo = z.object({
 });
 export type EnvironmentInfo = z.infer<typeof EnvironmentInfo>;
 
-/** Params of the `environment/info` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `environment/info` request (client → executor); its entry in `METHODS` ties it to
+ * the method.
+ */
 export const EnvironmentInfoParams = NoParams;
 export type EnvironmentInfoParams = z.infer<typeof EnvironmentInfoParams>;
 /** Result of the `environment/info` request; its entry in `METHODS` ties it to the method. */
 export const EnvironmentInfoResult = EnvironmentInfo;
 export type EnvironmentInfoResult = z.infer<typeof EnvironmentInfoResult>;
 
-/** Params of the `environment/status` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `environment/status` request (client → executor); its entry in `METHODS` ties it to
+ * the method.
+ */
 export const EnvironmentStatusParams = NoParams;
 export type EnvironmentStatusParams = z.infer<typeof EnvironmentStatusParams>;
 /** Result of the `environment/status` request; its entry in `METHODS` ties it to the method. */
 export const EnvironmentStatusResult = z.object({ status: z.literal('ready') });
 export type EnvironmentStatusResult = z.infer<typeof EnvironmentStatusResult>;
 
-/** Params of the `environmentConfig/read` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `environmentConfig/read` request (client → executor); its entry in `METHODS` ties
+ * it to the method.
+ */
 export const EnvironmentConfigReadParams = z.object({
   cwd: PathUri,
   /** Each entry is one candidate path, as path segments; at least one path overall is required. */
@@ -94,7 +103,10 @@ export const EnvironmentConfigReadParams = z.object({
 });
 export type EnvironmentConfigReadParams = z.infer<typeof EnvironmentConfigReadParams>;
 
-/** One configuration or requirements layer of `environmentConfig/read`: its source and the requested TOML values. */
+/**
+ * One configuration or requirements layer of `environmentConfig/read`: its source and the requested
+ * TOML values.
+ */
 export const EnvironmentConfigLayer = z.object({
   source: z.unknown(),
   baseDir: z.unknown(),

@@ -11,7 +11,10 @@ import { FileSystemSandboxContext } from './sandbox.js';
 const sandbox = () => FileSystemSandboxContext.nullable().default(null);
 const EmptyResult = z.object({});
 
-/** Params of the `fs/readFile` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/readFile` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const FsReadFileParams = z.object({
   path: PathUri,
   followSymlinks: z.boolean().optional(),
@@ -22,7 +25,10 @@ export type FsReadFileParams = z.infer<typeof FsReadFileParams>;
 export const FsReadFileResult = z.object({ dataBase64: Base64 });
 export type FsReadFileResult = z.infer<typeof FsReadFileResult>;
 
-/** Params of the `fs/writeFile` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/writeFile` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const FsWriteFileParams = z.object({
   path: PathUri,
   dataBase64: Base64,
@@ -34,7 +40,10 @@ export type FsWriteFileParams = z.infer<typeof FsWriteFileParams>;
 export const FsWriteFileResult = EmptyResult;
 export type FsWriteFileResult = z.infer<typeof FsWriteFileResult>;
 
-/** Params of the `fs/createDirectory` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/createDirectory` request (client → executor); its entry in `METHODS` ties it to
+ * the method.
+ */
 export const FsCreateDirectoryParams = z.object({
   path: PathUri,
   /** `null` means the executor default: recursive (mkdir -p). */
@@ -47,7 +56,10 @@ export type FsCreateDirectoryParams = z.infer<typeof FsCreateDirectoryParams>;
 export const FsCreateDirectoryResult = EmptyResult;
 export type FsCreateDirectoryResult = z.infer<typeof FsCreateDirectoryResult>;
 
-/** Params of the `fs/getMetadata` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/getMetadata` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const FsGetMetadataParams = z.object({
   path: PathUri,
   followSymlinks: z.boolean().optional(),
@@ -67,17 +79,26 @@ export const FsGetMetadataResult = z.object({
 });
 export type FsGetMetadataResult = z.infer<typeof FsGetMetadataResult>;
 
-/** Params of the `fs/canonicalize` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/canonicalize` request (client → executor); its entry in `METHODS` ties it to
+ * the method.
+ */
 export const FsCanonicalizeParams = z.object({ path: PathUri, sandbox: sandbox() });
 export type FsCanonicalizeParams = z.infer<typeof FsCanonicalizeParams>;
 /** Result of the `fs/canonicalize` request; its entry in `METHODS` ties it to the method. */
 export const FsCanonicalizeResult = z.object({ path: PathUri });
 export type FsCanonicalizeResult = z.infer<typeof FsCanonicalizeResult>;
 
-/** Params of the `fs/readDirectory` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/readDirectory` request (client → executor); its entry in `METHODS` ties it to
+ * the method.
+ */
 export const FsReadDirectoryParams = z.object({ path: PathUri, sandbox: sandbox() });
 export type FsReadDirectoryParams = z.infer<typeof FsReadDirectoryParams>;
-/** One entry of `fs/readDirectory`: its file name, and whether it is a directory or a file (both false for anything else). */
+/**
+ * One entry of `fs/readDirectory`: its file name, and whether it is a directory or a file (both
+ * false for anything else).
+ */
 export const FsReadDirectoryEntry = z.object({
   fileName: z.string(),
   isDirectory: z.boolean(),
@@ -88,7 +109,10 @@ export type FsReadDirectoryEntry = z.infer<typeof FsReadDirectoryEntry>;
 export const FsReadDirectoryResult = z.object({ entries: z.array(FsReadDirectoryEntry) });
 export type FsReadDirectoryResult = z.infer<typeof FsReadDirectoryResult>;
 
-/** Bounds of one `fs/walk`: depth, directories and entries visited; the executor stops at the first reached and sets `truncated`. */
+/**
+ * Bounds of one `fs/walk`: depth, directories and entries visited; the executor stops at the first
+ * reached and sets `truncated`.
+ */
 export const FsWalkOptions = z.object({
   maxDepth: z.number().int().min(0),
   maxDirectories: z.number().int().min(0),
@@ -98,7 +122,10 @@ export const FsWalkOptions = z.object({
 });
 export type FsWalkOptions = z.infer<typeof FsWalkOptions>;
 
-/** Params of the `fs/walk` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/walk` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const FsWalkParams = z.object({ path: PathUri, options: FsWalkOptions, sandbox: sandbox() });
 export type FsWalkParams = z.infer<typeof FsWalkParams>;
 /** What an `fs/walk` entry is. */
@@ -118,7 +145,10 @@ export const FsWalkResult = z.object({
 });
 export type FsWalkResult = z.infer<typeof FsWalkResult>;
 
-/** Params of the `fs/remove` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/remove` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const FsRemoveParams = z.object({
   path: PathUri,
   /** `null` = executor default (true). */
@@ -133,7 +163,10 @@ export type FsRemoveParams = z.infer<typeof FsRemoveParams>;
 export const FsRemoveResult = EmptyResult;
 export type FsRemoveResult = z.infer<typeof FsRemoveResult>;
 
-/** Params of the `fs/copy` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/copy` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const FsCopyParams = z.object({
   sourcePath: PathUri,
   destinationPath: PathUri,
@@ -149,7 +182,10 @@ export type FsCopyResult = z.infer<typeof FsCopyResult>;
 export const FsOpenMode = z.enum(['read', 'replace']);
 export type FsOpenMode = z.infer<typeof FsOpenMode>;
 
-/** Params of the `fs/open` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/open` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const FsOpenParams = z.object({
   /** Client-chosen, at most 32 bytes (upstream: a dash-less UUID). */
   handleId: z.string(),
@@ -162,7 +198,10 @@ export type FsOpenParams = z.infer<typeof FsOpenParams>;
 export const FsOpenResult = z.object({ handleId: z.string() });
 export type FsOpenResult = z.infer<typeof FsOpenResult>;
 
-/** Params of the `fs/readBlock` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/readBlock` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const FsReadBlockParams = z.object({
   handleId: z.string(),
   offset: z.number().int().min(0),
@@ -174,7 +213,10 @@ export type FsReadBlockParams = z.infer<typeof FsReadBlockParams>;
 export const FsReadBlockResult = z.object({ chunk: Base64, eof: z.boolean() });
 export type FsReadBlockResult = z.infer<typeof FsReadBlockResult>;
 
-/** Params of the `fs/writeBlock` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/writeBlock` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const FsWriteBlockParams = z.object({
   handleId: z.string(),
   offset: z.number().int().min(0),
@@ -185,7 +227,10 @@ export type FsWriteBlockParams = z.infer<typeof FsWriteBlockParams>;
 export const FsWriteBlockResult = EmptyResult;
 export type FsWriteBlockResult = z.infer<typeof FsWriteBlockResult>;
 
-/** Params of the `fs/close` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `fs/close` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const FsCloseParams = z.object({ handleId: z.string() });
 export type FsCloseParams = z.infer<typeof FsCloseParams>;
 /** Result of the `fs/close` request; its entry in `METHODS` ties it to the method. */

@@ -15,7 +15,10 @@ export type HttpHeader = z.infer<typeof HttpHeader>;
 export const HttpRedirectPolicy = z.enum(['follow', 'stop']);
 export type HttpRedirectPolicy = z.infer<typeof HttpRedirectPolicy>;
 
-/** Params of the `http/request` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `http/request` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const HttpRequestParams = z.object({
   method: z.string(),
   /** Absolute http:// or https:// URL. */

@@ -2,7 +2,10 @@
 import * as z from 'zod';
 import { EnvironmentInfo } from './environment.js';
 
-/** Params of the `initialize` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `initialize` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const InitializeParams = z.object({
   /** Ignored by the executor; upstream sends `codex-core` or `codex-environment`. */
   clientName: z.string(),

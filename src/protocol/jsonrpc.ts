@@ -4,7 +4,10 @@
  */
 import * as z from 'zod';
 
-/** A JSON-RPC request id: an integer or a string (the client sends integers from 1; `-1` answers malformed input). */
+/**
+ * A JSON-RPC request id: an integer or a string (the client sends integers from 1; `-1` answers
+ * malformed input).
+ */
 export const RequestId = z.union([z.number().int(), z.string()]);
 export type RequestId = z.infer<typeof RequestId>;
 
@@ -38,7 +41,10 @@ export const JsonRpcResponse = z.object({
 });
 export type JsonRpcResponse = z.infer<typeof JsonRpcResponse>;
 
-/** The `error` member of an error response: integer `code`, `message`, optional `data` (codes in `ErrorCode`). */
+/**
+ * The `error` member of an error response: integer `code`, `message`, optional `data` (codes in
+ * `ErrorCode`).
+ */
 export const JsonRpcErrorObject = z.object({
   code: z.number().int(),
   message: z.string(),

@@ -38,7 +38,9 @@ export interface RequestEntry<P extends z.ZodType = z.ZodType, R extends z.ZodTy
   readonly capability: CapabilityFlag | undefined;
 }
 
-/** A notification in the table: who sends it, its params schema, and the capability that gates it. */
+/**
+ * A notification in the table: who sends it, its params schema, and the capability that gates it.
+ */
 export interface NotificationEntry<P extends z.ZodType = z.ZodType> {
   readonly direction: 'notification';
   readonly from: Sender;

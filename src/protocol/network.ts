@@ -9,7 +9,10 @@ import { ProcessId } from './process.js';
 export const NetworkProtocol = z.enum(['http', 'https_connect', 'socks5_tcp', 'socks5_udp']);
 export type NetworkProtocol = z.infer<typeof NetworkProtocol>;
 
-/** Params of the `network/policyRequest` request (executor → client); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `network/policyRequest` request (executor → client); its entry in `METHODS` ties it
+ * to the method.
+ */
 export const NetworkPolicyRequestParams = z.object({
   processId: ProcessId,
   request: z.object({

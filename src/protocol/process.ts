@@ -14,7 +14,10 @@ import { FileSystemSandboxContext } from './sandbox.js';
 export const ProcessId = z.string();
 export type ProcessId = z.infer<typeof ProcessId>;
 
-/** Which of the executor's own variables an `ExecEnvPolicy` starts from: all, none, or the core set (`PATH`, `HOME`, …). */
+/**
+ * Which of the executor's own variables an `ExecEnvPolicy` starts from: all, none, or the core set
+ * (`PATH`, `HOME`, …).
+ */
 export const EnvInherit = z.enum(['all', 'none', 'core']);
 export type EnvInherit = z.infer<typeof EnvInherit>;
 
@@ -28,14 +31,18 @@ export const ExecEnvPolicy = z.object({
 });
 export type ExecEnvPolicy = z.infer<typeof ExecEnvPolicy>;
 
-/** Ids a harness attaches to `process/start` to say which thread and tool call a process belongs to. */
+/**
+ * Ids a harness attaches to `process/start` to say which thread and tool call a process belongs to.
+ */
 export const ProcessMetadata = z.object({
   threadId: z.string().optional(),
   toolCallId: z.string().optional(),
 });
 export type ProcessMetadata = z.infer<typeof ProcessMetadata>;
 
-/** A shell snapshot for `process/start`: the scope it belongs to and the shell it was taken with. */
+/**
+ * A shell snapshot for `process/start`: the scope it belongs to and the shell it was taken with.
+ */
 export const ShellSnapshot = z.object({
   scopeId: z.string(),
   shell: z.object({ name: z.string(), path: z.string() }),
@@ -61,7 +68,10 @@ export const NetworkProxyLaunch = z.looseObject({
 });
 export type NetworkProxyLaunch = z.infer<typeof NetworkProxyLaunch>;
 
-/** Params of the `process/start` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `process/start` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const ProcessStartParams = z.object({
   processId: ProcessId,
   metadata: ProcessMetadata.optional(),
@@ -110,7 +120,10 @@ export const ProcessOutputChunk = z.object({
 });
 export type ProcessOutputChunk = z.infer<typeof ProcessOutputChunk>;
 
-/** Params of the `process/read` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `process/read` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const ProcessReadParams = z.object({
   processId: ProcessId,
   afterSeq: z.number().int().min(0).nullable().default(null),
@@ -132,7 +145,10 @@ export const ProcessReadResult = z.object({
 });
 export type ProcessReadResult = z.infer<typeof ProcessReadResult>;
 
-/** Params of the `process/write` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `process/write` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const ProcessWriteParams = z.object({
   processId: ProcessId,
   chunk: Base64,
@@ -141,7 +157,10 @@ export const ProcessWriteParams = z.object({
 });
 export type ProcessWriteParams = z.infer<typeof ProcessWriteParams>;
 
-/** What became of a `process/write`: accepted, unknown process, stdin already closed, or still starting. */
+/**
+ * What became of a `process/write`: accepted, unknown process, stdin already closed, or still
+ * starting.
+ */
 export const WriteStatus = z.enum(['accepted', 'unknownProcess', 'stdinClosed', 'starting']);
 export type WriteStatus = z.infer<typeof WriteStatus>;
 
@@ -149,11 +168,17 @@ export type WriteStatus = z.infer<typeof WriteStatus>;
 export const ProcessWriteResult = z.object({ status: WriteStatus });
 export type ProcessWriteResult = z.infer<typeof ProcessWriteResult>;
 
-/** Signals a client may send with `process/signal`; the protocol has only `interrupt` (SIGINT to the group). */
+/**
+ * Signals a client may send with `process/signal`; the protocol has only `interrupt` (SIGINT to the
+ * group).
+ */
 export const ProcessSignal = z.enum(['interrupt']);
 export type ProcessSignal = z.infer<typeof ProcessSignal>;
 
-/** Params of the `process/signal` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `process/signal` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const ProcessSignalParams = z.object({ processId: ProcessId, signal: ProcessSignal });
 export type ProcessSignalParams = z.infer<typeof ProcessSignalParams>;
 
@@ -161,7 +186,10 @@ export type ProcessSignalParams = z.infer<typeof ProcessSignalParams>;
 export const ProcessSignalResult = z.object({});
 export type ProcessSignalResult = z.infer<typeof ProcessSignalResult>;
 
-/** Params of the `process/terminate` request (client → executor); its entry in `METHODS` ties it to the method. */
+/**
+ * Params of the `process/terminate` request (client → executor); its entry in `METHODS` ties it to
+ * the method.
+ */
 export const ProcessTerminateParams = z.object({ processId: ProcessId });
 export type ProcessTerminateParams = z.infer<typeof ProcessTerminateParams>;
 

@@ -72,7 +72,10 @@ export interface NoiseRendezvousConnectBundle {
   readonly harnessKeyAuthorization: string;
 }
 
-/** What an executor asks `/validate` about the harness key a handshake presented, with its authorization. */
+/**
+ * What an executor asks `/validate` about the harness key a handshake presented, with its
+ * authorization.
+ */
 export interface HarnessKeyValidationRequest {
   readonly executorRegistrationId: string;
   readonly harnessPublicKey: NoiseChannelPublicKeyJson;
@@ -81,7 +84,11 @@ export interface HarnessKeyValidationRequest {
   readonly streamId: string;
 }
 
-/** HTTP client of an environment registry (noise-relay.md §6.1): `/register` for executors, `/connect` for harnesses, `/validate` for an executor checking a harness key. Errors are typed (`isRetryableRegistryError` says which are worth retrying). */
+/**
+ * HTTP client of an environment registry (noise-relay.md §6.1): `/register` for executors,
+ * `/connect` for harnesses, `/validate` for an executor checking a harness key. Errors are typed
+ * (`isRetryableRegistryError` says which are worth retrying).
+ */
 export class EnvironmentRegistryClient {
   readonly baseUrl: string;
   private readonly authHeaders: Readonly<Record<string, string>>;

@@ -46,7 +46,10 @@ export function issueHarnessAuthorization(
   return `${VERSION}.${expiry}.${mac(secret, scope, expiry)}`;
 }
 
-/** Checks an authorization against `scope` at `nowMs`: valid with its expiry, or why not (malformed, expired, bad signature). Constant-time MAC comparison. */
+/**
+ * Checks an authorization against `scope` at `nowMs`: valid with its expiry, or why not (malformed,
+ * expired, bad signature). Constant-time MAC comparison.
+ */
 export function checkHarnessAuthorization(
   secret: Uint8Array,
   scope: HarnessAuthorizationScope,

@@ -25,7 +25,10 @@ export interface RendezvousCommandOptions {
   readonly signal: AbortSignal;
 }
 
-/** `execrx rendezvous`: starts a rendezvous, prints its URL as the first stdout line and one stderr line per event, and runs until SIGINT/SIGTERM. */
+/**
+ * `execrx rendezvous`: starts a rendezvous, prints its URL as the first stdout line and one stderr
+ * line per event, and runs until SIGINT/SIGTERM.
+ */
 export async function runRendezvousCommand(options: RendezvousCommandOptions): Promise<void> {
   const executorToken = options.executorToken ?? randomBytes(24).toString('base64url');
   const rendezvous = await startRendezvous({

@@ -6,7 +6,10 @@ import type { RelayFrameKind } from '../relay/index.js';
 import type { HarnessAuthorizationRejection } from './harnessAuthorization.js';
 import type { RendezvousFrameError } from './rendezvousErrors.js';
 
-/** One registry or routing event of a rendezvous (`Rendezvous.events`): registrations, attachments, streams, forwarded and dropped frames, validations. */
+/**
+ * One registry or routing event of a rendezvous (`Rendezvous.events`): registrations, attachments,
+ * streams, forwarded and dropped frames, validations.
+ */
 export type RendezvousEvent =
   | { readonly type: 'registered'; readonly environmentId: string; readonly registrationId: string }
   | {

@@ -9,7 +9,10 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { uriFromPath } from './hostPath.js';
 
-/** The `environment/info` result of this executor, as it writes it (the client's schema is `EnvironmentInfo` in `execrx/protocol`). */
+/**
+ * The `environment/info` result of this executor, as it writes it (the client's schema is
+ * `EnvironmentInfo` in `execrx/protocol`).
+ */
 export interface EnvironmentInfo {
   shell: { name: string; path: string };
   executorVersion: string;
@@ -125,7 +128,10 @@ function uriOrNull(path: string | undefined): string | null {
  */
 let reportedShell: { name: string; path: string } | undefined;
 
-/** What this executor answers to `environment/info` (and carries in the `initialize` result): shell, cwd, home, OS, temp dirs, version and capability flags that are true only for what it implements. */
+/**
+ * What this executor answers to `environment/info` (and carries in the `initialize` result): shell,
+ * cwd, home, OS, temp dirs, version and capability flags that are true only for what it implements.
+ */
 export function environmentInfo(): EnvironmentInfo {
   reportedShell ??= detectShell();
   return {

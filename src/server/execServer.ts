@@ -11,7 +11,10 @@ import { listenWebSocket } from './webSocketListener.js';
 
 export const DEFAULT_LISTEN_URL = 'ws://127.0.0.1:0';
 
-/** Options of `startExecServer`: the listen address, the stdio streams and the executor's own options. */
+/**
+ * Options of `startExecServer`: the listen address, the stdio streams and the executor's own
+ * options.
+ */
 export interface ExecServerOptions extends ExecutorOptions {
   /** `ws://IP:PORT` or `stdio` / `stdio://`. Default `ws://127.0.0.1:0`. */
   listen?: string;

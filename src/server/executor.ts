@@ -17,7 +17,9 @@ export interface ExecutorOptions {
   codexHome?: string;
 }
 
-/** An executor without a listener: feed it transports (WebSocket, stdio, Noise streams, in-memory). */
+/**
+ * An executor without a listener: feed it transports (WebSocket, stdio, Noise streams, in-memory).
+ */
 export interface Executor {
   /**
    * Serves one connection. `peerLabel` names the peer in malformed-input errors, e.g.
@@ -37,7 +39,10 @@ export function parseErrorPrefix(peerLabel: string): string {
     : `failed to parse JSON-RPC message from ${peerLabel}`;
 }
 
-/** A transport-independent executor: one session registry shared by every connection handed to `serveTransport`, so a session can be resumed on another connection for `detachedSessionTtlMs`. */
+/**
+ * A transport-independent executor: one session registry shared by every connection handed to
+ * `serveTransport`, so a session can be resumed on another connection for `detachedSessionTtlMs`.
+ */
 export function createExecutor(options: ExecutorOptions = {}): Executor {
   const registry = new SessionRegistry(options.detachedSessionTtlMs ?? DETACHED_SESSION_TTL_MS);
   const connections = new Set<ConnectionProcessor>();

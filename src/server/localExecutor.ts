@@ -16,7 +16,10 @@ export interface LocalExecutor {
   shutdown(): Promise<void>;
 }
 
-/** An executor in this process, reached through in-memory transports: what a `local` environment runs on. Sessions can be resumed on a new connection, as over a socket. */
+/**
+ * An executor in this process, reached through in-memory transports: what a `local` environment
+ * runs on. Sessions can be resumed on a new connection, as over a socket.
+ */
 export function startLocalExecutor(options: ExecutorOptions = {}): LocalExecutor {
   const executor = createExecutor(options);
   return {

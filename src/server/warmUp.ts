@@ -3,8 +3,8 @@
  *
  * V8 optimises a function only once it has run a good deal. An executor whose requests come
  * one at a time, with idle gaps, never gets there (the figure: docs/performance.md,
- * bench/executor-cold-latency.ts). So before serving, a throwaway executor on a loopback port gets a few thousand requests over
- * a few real WebSockets: the path every request shares (socket read, frame reader, JSON
+ * bench/executor-cold-latency.ts). So before serving, a throwaway executor on a loopback
+ * port gets a few thousand requests over a few real WebSockets: the path every request shares (socket read, frame reader, JSON
  * checks, dispatch, reply, socket write) is optimised by the time the first client comes.
  * Optimised code belongs to the functions, not to the executor, so the real one has it too.
  *

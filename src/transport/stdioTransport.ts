@@ -137,7 +137,9 @@ export interface SpawnedStdioTransport extends Transport {
   readonly exit$: Observable<ChildExit>;
 }
 
-/** How `spawnStdioTransport` starts the child, and how it stops it on close (SIGTERM, then SIGKILL). */
+/**
+ * How `spawnStdioTransport` starts the child, and how it stops it on close (SIGTERM, then SIGKILL).
+ */
 export interface SpawnStdioOptions extends StdioTransportOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;

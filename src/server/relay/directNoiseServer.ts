@@ -59,7 +59,10 @@ export interface DirectNoiseExecServer {
   close(): Promise<void>;
 }
 
-/** An executor that speaks Noise directly on its own WebSocket listener (no registry, no rendezvous). Resolves once it listens. */
+/**
+ * An executor that speaks Noise directly on its own WebSocket listener (no registry, no
+ * rendezvous). Resolves once it listens.
+ */
 export async function startDirectNoiseExecServer(
   options: DirectNoiseExecServerOptions = {},
 ): Promise<DirectNoiseExecServer> {

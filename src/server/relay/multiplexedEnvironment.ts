@@ -68,7 +68,10 @@ export interface MultiplexedEnvironmentLimits {
   readonly failedHandshakeCooldownMs: number;
 }
 
-/** The relay limits of codex's executor (active streams, pending validations, failed handshakes and their cool-down). */
+/**
+ * The relay limits of codex's executor (active streams, pending validations, failed handshakes and
+ * their cool-down).
+ */
 export const DEFAULT_MULTIPLEXED_ENVIRONMENT_LIMITS: MultiplexedEnvironmentLimits = {
   maxActiveStreams: 128,
   maxPendingValidations: 32,
@@ -92,7 +95,10 @@ export type RelayEnvironmentEvent =
   | { readonly kind: 'cooldown-ended' }
   | { readonly kind: 'frame-dropped'; readonly detail: string };
 
-/** Why the executor refused a harness handshake on a relay socket (reported in `RelayEnvironmentEvent`s). */
+/**
+ * Why the executor refused a harness handshake on a relay socket (reported in
+ * `RelayEnvironmentEvent`s).
+ */
 export type HandshakeRefusal =
   | 'already-active'
   | 'duplicate-handshake'
@@ -103,7 +109,10 @@ export type HandshakeRefusal =
   | 'validation-failed'
   | 'early-data';
 
-/** Options of `serveMultiplexedEnvironment`: the executor, the registration it serves, its identity and the harness key validator. */
+/**
+ * Options of `serveMultiplexedEnvironment`: the executor, the registration it serves, its identity
+ * and the harness key validator.
+ */
 export interface MultiplexedEnvironmentOptions {
   /** `createExecutor()`; shared by every socket so sessions survive reconnects. */
   readonly executor: Executor;

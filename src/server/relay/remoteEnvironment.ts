@@ -26,7 +26,10 @@ import {
   type RelayEnvironmentEvent,
 } from './multiplexedEnvironment.js';
 
-/** First delay before reconnecting to the rendezvous; doubles up to `REMOTE_RECONNECT_MAX_BACKOFF_MS`. */
+/**
+ * First delay before reconnecting to the rendezvous; doubles up to
+ * `REMOTE_RECONNECT_MAX_BACKOFF_MS`.
+ */
 export const REMOTE_RECONNECT_INITIAL_BACKOFF_MS = 1_000;
 /** Longest delay between reconnects to the rendezvous. */
 export const REMOTE_RECONNECT_MAX_BACKOFF_MS = 30_000;
@@ -69,7 +72,10 @@ export type RemoteEnvironmentEvent =
   | { readonly kind: 'retrying'; readonly delayMs: number }
   | { readonly kind: 'relay'; readonly event: RelayEnvironmentEvent };
 
-/** An executor registered with a registry and serving through its rendezvous, reconnecting until `close()`. */
+/**
+ * An executor registered with a registry and serving through its rendezvous, reconnecting until
+ * `close()`.
+ */
 export interface RemoteExecServer {
   readonly identity: NoiseChannelIdentity;
   readonly executor: Executor;
