@@ -9,7 +9,7 @@
  * (client/wrappers.ts `CLIENT_WRAPPERS`). Adding an entry here without a handler (or an explicit
  * `NOT_SERVED`) and a wrapper (or `NOT_WRAPPED`) is a compile error there.
  * Guarded by spec/protocol/fixtures.spec.ts (every schema against the binary's transcripts) and
- * spec/protocol/methods.spec.ts (the views below and the gating families).
+ * spec/server/methods.spec.ts (the handler table against this one: coverage, gating families).
  */
 import type { z } from 'zod';
 import * as cap from './capabilities.js';
