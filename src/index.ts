@@ -8,7 +8,14 @@
  * `execrx/protocol`.
  */
 export * from './isomorphic.js';
-export { fromStdio, spawnStdioTransport } from './transport/stdioTransport.js';
+export {
+  fromStdio,
+  spawnStdioTransport,
+  type ChildExit,
+  type SpawnedStdioTransport,
+  type SpawnStdioOptions,
+  type StdioTransportOptions,
+} from './transport/stdioTransport.js';
 
 // Node only: environments from the user's Codex setup (files, variables, stdio executors).
 export {
@@ -23,6 +30,7 @@ export {
 } from './environment/codexSetup.js';
 export {
   parseEnvironmentsToml,
+  type ConfiguredEnvironment,
   type StdioCommandParams,
   type EnvironmentsTomlConfig,
 } from './environment/environmentsToml.js';

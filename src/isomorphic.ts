@@ -10,6 +10,7 @@ export {
   connectWebSocket,
   fromWebSocket,
   type WebSocketConnectOptions,
+  type WebSocketTransportOptions,
 } from './transport/webSocketTransport.js';
 export { validateWebSocketHeaders } from './transport/webSocketHeaders.js';
 export type { WebSocketTlsOptions } from './platform/index.js';
@@ -22,12 +23,22 @@ export {
 export {
   NoiseChannelIdentity,
   NoiseChannelPublicKey,
+  NoiseKeyGenerationError,
+  NoisePublicKeyError,
   type NoiseChannelPublicKeyJson,
+  type NoiseCryptoProvider,
+  type NoiseIdentityGenerateOptions,
+  type NoiseIdentityOptions,
+  type NoiseIdentitySecrets,
+  type RandomSource,
 } from './noise/index.js';
 export {
   EnvironmentRegistryClient,
   RegistryConnectProvider,
   isRetryableRegistryError,
+  type EnvironmentRegistration,
+  type EnvironmentRegistryClientOptions,
+  type HarnessKeyValidationRequest,
   type NoiseRendezvousConnectBundle,
   type NoiseRendezvousConnectProvider,
 } from './registry/index.js';

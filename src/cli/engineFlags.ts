@@ -1,18 +1,11 @@
 /**
  * V8 flags the `execrx` entry sets for itself before the CLI modules load (`bin/execrx.js`).
  *
- * `execrx serve` is a long-lived executor whose requests come one at a time with idle gaps
- * between them, so its request path runs too rarely for V8 to optimise it: without help each
- * request executes in the Ignition interpreter. `--always-sparkplug` compiles every function
- * to baseline machine code on first call (cheap, no optimisation), which cut a cold
- * `fs/getMetadata` round trip by ~15% (bench/remote-latency.ts). It only affects functions
- * compiled after it is set, hence before the executor's modules are imported.
- *
- * Tried and left out: `--interrupt-budget=1024 --ticks-before-optimization=1` (optimise after
- * ~1 KiB of bytecode has run) made a warmed-up executor's cold `fs/getMetadata` ~10% faster
- * still, but its burst of optimising compiles while the first connections come in took a
- * core of a 2-core host: connection_ms rose to 1.5-2.3x the binary's, and the binary's own
- * latencies on the same host rose with it.
+ * Only `serve` gets flags (`--always-sparkplug`: baseline code for every function on first
+ * call, for an executor whose requests come too rarely for V8 to optimise them). A flag only
+ * affects functions compiled after it is set, hence before the command's modules are imported.
+ * spec/cli/engineFlags.spec.ts pins which commands get which flags; the figures, and the flags
+ * tried and left out, are in docs/performance.md.
  */
 import { setFlagsFromString } from 'node:v8';
 

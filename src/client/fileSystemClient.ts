@@ -60,6 +60,10 @@ export interface WalkOutcome {
   readonly truncated: boolean;
 }
 
+/**
+ * The executor's filesystem (`client.fs`) with native absolute paths. A missing path errors with
+ * `NotFoundError`; other executor errors are `ServerError` with the executor's message.
+ */
 export class FileSystemClient {
   /** @internal Created by ExecServerClient. */
   constructor(

@@ -18,6 +18,7 @@ export interface HttpRequestHeader {
   readonly valueEnvVar?: string;
 }
 
+/** One request for `HttpClient.request`. */
 export interface HttpRequest {
   /** `GET`, `POST`, … */
   readonly method: string;
@@ -32,6 +33,7 @@ export interface HttpRequest {
   readonly redirectPolicy?: HttpRedirectPolicy;
 }
 
+/** The response once its headers arrived; the body follows as `body$`. */
 export interface HttpResponse {
   readonly status: number;
   /** Lower-case names, repeats kept, non-visible-ASCII values dropped by the executor. */
@@ -46,6 +48,10 @@ export interface HttpResponse {
   readonly body$: Observable<Uint8Array>;
 }
 
+/**
+ * HTTP requests sent from the executor's host (`client.http`). HTTP error statuses are responses,
+ * not errors.
+ */
 export class HttpClient {
   /** @internal Created by ExecServerClient. */
   constructor(private readonly core: SessionCore) {}

@@ -29,6 +29,10 @@ export interface ProcessClosedEvent {
   readonly seq: number;
 }
 
+/**
+ * One event of a process, in `seq` order: output chunks, then `exited` (output may still follow),
+ * then `closed`, always last.
+ */
 export type ProcessEvent = ProcessOutputEvent | ProcessExitedEvent | ProcessClosedEvent;
 
 /** Bytes an event counts against the reorder buffer and the replay history. */

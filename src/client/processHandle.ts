@@ -33,6 +33,11 @@ export interface ProcessReadResponse {
   readonly sandboxDenied: boolean;
 }
 
+/**
+ * A process started through `ExecServerClient.startProcess`: its output and exit as observables,
+ * and `write`, `signal`, `terminate`. Bound to its session: after that session is retired or fails,
+ * every observable errors with `DisconnectedError`.
+ */
 export class ProcessHandle {
   private nextWriteId = 1;
 

@@ -73,6 +73,7 @@ export interface CodexSetup {
   readonly includeLocal: boolean;
 }
 
+/** Where `readCodexSetup` looks: the variables and the Codex home directory. */
 export interface CodexSetupOptions {
   /** Variables to read; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -173,6 +174,10 @@ function noiseEnvironment(
 /** An environment of a Codex setup: remote (ws, Noise), a stdio command, or local. */
 export type CodexEnvironment = Environment | SingleSessionEnvironment;
 
+/**
+ * Options of `CodexEnvironments.open`: where to read the setup, and what backs the `local`
+ * environment.
+ */
 export interface OpenCodexEnvironmentsOptions extends CodexSetupOptions {
   /**
    * The executor behind `local` (`startLocalExecutor()` from `execrx/server`). Required when

@@ -17,6 +17,7 @@ export interface RecoveryProgress {
   readonly nextRetryInMs: number | undefined;
 }
 
+/** What a lazy client's connection is doing; `ConnectionStatus` adds the last error. */
 export type ConnectionStatusKind =
   /** No session and nothing in flight: the next use connects (first use, or after a failure). */
   | { readonly kind: 'disconnected' }

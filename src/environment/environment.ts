@@ -19,6 +19,10 @@ export type EnvironmentObservedStatus =
   | { readonly status: 'pending' }
   | { readonly status: 'disconnected'; readonly error: string };
 
+/**
+ * A remote execution environment: one lazy, self-recovering client, with filesystem, process and
+ * HTTP backends that follow the current session across recovery and refresh.
+ */
 export class Environment {
   private readonly filesystem: EnvironmentFileSystem;
   private readonly processes: EnvironmentProcessBackend;

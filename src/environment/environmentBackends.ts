@@ -8,6 +8,9 @@ import type { ExecServerClient, StartProcessOptions } from '../client/execServer
 import type { HttpRequest, HttpResponse } from '../client/httpClient.js';
 import type { ProcessHandle } from '../client/processHandle.js';
 
+/**
+ * Processes on the current session. A started process stays bound to the session that started it.
+ */
 export class EnvironmentProcessBackend {
   constructor(private readonly session: () => Observable<ExecServerClient>) {}
 
@@ -17,6 +20,7 @@ export class EnvironmentProcessBackend {
   }
 }
 
+/** HTTP requests from the executor host of the current session. */
 export class EnvironmentHttpClient {
   constructor(private readonly session: () => Observable<ExecServerClient>) {}
 

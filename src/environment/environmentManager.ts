@@ -34,6 +34,7 @@ export interface EnvironmentProviderSnapshot {
   readonly includeLocal: boolean;
 }
 
+/** Options shared by every environment a manager creates. */
 export interface EnvironmentManagerOptions {
   /** Options of every environment's lazy client. */
   readonly client?: LazyRemoteClientOptions;
@@ -44,6 +45,10 @@ export interface EnvironmentManagerOptions {
 /** Reserved for the host's own machine. */
 export const LOCAL_ENVIRONMENT_ID = 'local';
 
+/**
+ * The environments of one host, by id, with a default; created from a provider snapshot. Closing it
+ * closes every environment.
+ */
 export class EnvironmentManager {
   private readonly environments = new Map<string, Environment>();
   private readonly provisioning = new Map<string, ProvisioningState>();

@@ -26,6 +26,7 @@ import { SESSION_RECOVERY_TIMEOUT_MS } from './constants.js';
 import { isRetryableRecoveryError } from './errors.js';
 import type { ReconnectStrategy } from './sessionConnector.js';
 
+/** Bounds and hooks of one `recoverSession` run. */
 export interface RecoveryOptions {
   /** Give up after this long (default 25 s). */
   readonly deadlineMs?: number;

@@ -38,6 +38,11 @@ type SessionState =
   | { readonly kind: 'failed'; readonly error: ConnectionAttemptError }
   | { readonly kind: 'closed' };
 
+/**
+ * An environment with one session and no recovery: a stdio command or the local executor. Its
+ * session is opened on first use; when it ends the environment reports the error and does not
+ * reconnect.
+ */
 export class SingleSessionEnvironment {
   private state: SessionState = { kind: 'idle' };
   private readonly outcome = new ReplaySubject<ExecServerClient>(1);
@@ -101,18 +106,22 @@ export class SingleSessionEnvironment {
     return this.get().pipe(switchMap((client) => client.environmentInfo()));
   }
 
+  /** {@inheritDoc Environment.getFilesystem} */
   getFilesystem(): EnvironmentFileSystem {
     return this.filesystem;
   }
 
+  /** {@inheritDoc Environment.getFilesystemWithoutReconnect} */
   getFilesystemWithoutReconnect(): EnvironmentFileSystem {
     return new EnvironmentFileSystem(() => this.getFailFast());
   }
 
+  /** {@inheritDoc Environment.getExecBackend} */
   getExecBackend(): EnvironmentProcessBackend {
     return this.processes;
   }
 
+  /** {@inheritDoc Environment.getHttpClient} */
   getHttpClient(): EnvironmentHttpClient {
     return this.http;
   }
@@ -211,7 +220,9 @@ export function stdioCommandEnvironment(
 
 /** Opens transports to an executor in this process (`startLocalExecutor()` of execrx/server). */
 export interface LocalExecutorConnector {
+  /** A new transport to the executor; each call is one connection. */
   connect(): Observable<Transport>;
+  /** Stops the executor and every process it runs. */
   shutdown(): Promise<void>;
 }
 

@@ -58,6 +58,10 @@ export interface DeferredTransportParams {
   readonly transport: WebSocketTransportParams | NoiseTransportParams;
 }
 
+/**
+ * How a lazy client reaches its executor: a WebSocket URL, a Noise rendezvous through a registry,
+ * or parameters decided later (provisioning).
+ */
 export type ExecServerTransportParams =
   WebSocketTransportParams | NoiseTransportParams | DeferredTransportParams;
 

@@ -15,6 +15,10 @@ export type RandomSource = (length: number) => Uint8Array;
 /** The platform's primitives that the Noise channel uses (SHA-3 and SHAKE stay inside ML-KEM). */
 type NoisePrimitives = Omit<PlatformCrypto, 'sha3_256' | 'sha3_512' | 'shake128' | 'shake256'>;
 
+/**
+ * The primitives the Noise channel runs on (X25519, AES-256-GCM, hashes, ML-KEM-768). The
+ * default is the platform's; `name` says which provider a channel used.
+ */
 export interface NoiseCryptoProvider extends NoisePrimitives {
   /** Short name for diagnostics and benchmarks, e.g. `node` or `noble`. */
   readonly name: string;

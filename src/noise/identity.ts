@@ -9,11 +9,16 @@ import { NoiseChannelPublicKey, type NoiseChannelPublicKeyJson } from './publicK
 /** Node's `util.inspect.custom` (a registered symbol: no `node:util` import needed). */
 const INSPECT_CUSTOM = Symbol.for('nodejs.util.inspect.custom');
 
+/** How a Noise identity derives its keys. */
 export interface NoiseIdentityOptions {
-  /** Primitives to derive the keys with (default {@link platformCryptoProvider}). */
+  /**
+   * Primitives to derive the keys with (default `platformCryptoProvider`, the platform's
+   * primitives).
+   */
   readonly crypto?: NoiseCryptoProvider;
 }
 
+/** Options of `NoiseChannelIdentity.generate`: the provider and the randomness. */
 export interface NoiseIdentityGenerateOptions extends NoiseIdentityOptions {
   /** Randomness (default: the provider's CSPRNG). Draws 32 bytes (X25519), then 64 (ML-KEM). */
   readonly random?: RandomSource;
@@ -92,6 +97,7 @@ export class NoiseChannelIdentity {
     );
   }
 
+  /** The public half, safe to share (what the registry and the peer see). */
   publicKey(): NoiseChannelPublicKey {
     return this.#publicKey;
   }
@@ -101,10 +107,12 @@ export class NoiseChannelIdentity {
     return this.#publicKey.toJSON();
   }
 
+  /** Names the public key only; the secret keys never appear in strings or logs. */
   toString(): string {
     return `NoiseChannelIdentity(${this.#publicKey.toString()})`;
   }
 
+  /** What `console.log` and `util.inspect` show: `toString()`, never the secret keys. */
   [INSPECT_CUSTOM](): string {
     return this.toString();
   }

@@ -14,6 +14,10 @@ export const noiseChannelPublicKeyJsonSchema = z.strictObject({
   mlkem768_public_key: z.string(),
 });
 
+/**
+ * A Noise public key as the registry carries it: base64 X25519 and ML-KEM-768 public keys
+ * (`NoiseChannelPublicKey.fromJSON` validates it).
+ */
 export type NoiseChannelPublicKeyJson = z.infer<typeof noiseChannelPublicKeyJsonSchema>;
 
 // Assigned by the class's static block (see publicKeyRawKeys below).
@@ -87,10 +91,12 @@ export class NoiseChannelPublicKey {
     return this.#mlkem768.slice();
   }
 
+  /** True when both the X25519 and the ML-KEM-768 keys are equal. */
   equals(other: NoiseChannelPublicKey): boolean {
     return bytesEqual(this.#x25519, other.#x25519) && bytesEqual(this.#mlkem768, other.#mlkem768);
   }
 
+  /** The registry's JSON form: the suite name and both keys in base64. */
   toJSON(): NoiseChannelPublicKeyJson {
     return {
       suite: NOISE_CHANNEL_SUITE,
@@ -99,6 +105,7 @@ export class NoiseChannelPublicKey {
     };
   }
 
+  /** A short form for logs: the suite's X25519 key in base64. */
   toString(): string {
     return `NoiseChannelPublicKey(x25519=${encodeBase64(this.#x25519)})`;
   }

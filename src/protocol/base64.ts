@@ -7,8 +7,8 @@ import * as z from 'zod';
 
 /**
  * Alphabet and trailing padding only; together with a length that is a multiple of 4 this is
- * exactly padded base64 (at most two `=`, only at the end). About 1.7x faster on large output
- * chunks than one regex that also counts the groups of four, which dominated decoding cost.
+ * exactly padded base64 (at most two `=`, only at the end). spec/protocol/base64.spec.ts checks
+ * the accepted and refused forms; the regex's cost is in docs/performance.md ("Fast paths").
  */
 const BASE64_CHARACTERS = /^[A-Za-z0-9+/]*={0,2}$/;
 

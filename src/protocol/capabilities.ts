@@ -6,6 +6,10 @@ import * as z from 'zod';
 import { PathUri } from './pathUri.js';
 import { FileSystemSandboxContext } from './sandbox.js';
 
+/**
+ * A directory the client asks `capabilityRoots/discoverV1` to look in, under the client's id for it
+ * and an optional sandbox.
+ */
 export const CapabilityRoot = z.object({
   id: z.string(),
   path: PathUri,
@@ -13,12 +17,18 @@ export const CapabilityRoot = z.object({
 });
 export type CapabilityRoot = z.infer<typeof CapabilityRoot>;
 
+/**
+ * Params of the `capabilityRoots/discoverV1` request (client → executor); its entry in `METHODS`
+ * ties it to the method.
+ */
 export const CapabilityRootsDiscoverV1Params = z.object({ roots: z.array(CapabilityRoot) });
 export type CapabilityRootsDiscoverV1Params = z.infer<typeof CapabilityRootsDiscoverV1Params>;
 
+/** A file found by capability discovery, with its text contents. */
 export const TextFile = z.object({ path: PathUri, contents: z.string() });
 export type TextFile = z.infer<typeof TextFile>;
 
+/** What capability discovery found under one root (instructions, skills, …). */
 export const CapabilityRootFindings = z.object({
   id: z.string(),
   path: PathUri,
@@ -30,6 +40,9 @@ export const CapabilityRootFindings = z.object({
 });
 export type CapabilityRootFindings = z.infer<typeof CapabilityRootFindings>;
 
+/**
+ * Result of the `capabilityRoots/discoverV1` request; its entry in `METHODS` ties it to the method.
+ */
 export const CapabilityRootsDiscoverV1Result = z.object({ roots: z.array(CapabilityRootFindings) });
 export type CapabilityRootsDiscoverV1Result = z.infer<typeof CapabilityRootsDiscoverV1Result>;
 
@@ -37,6 +50,9 @@ export type CapabilityRootsDiscoverV1Result = z.infer<typeof CapabilityRootsDisc
 export const CapabilitiesDiscoverV2Params = z.object({ cwd: PathUri });
 export type CapabilitiesDiscoverV2Params = z.infer<typeof CapabilitiesDiscoverV2Params>;
 
+/**
+ * Result of the `capabilities/discoverV2` request; its entry in `METHODS` ties it to the method.
+ */
 export const CapabilitiesDiscoverV2Result = z.object({
   plugins: z.array(z.unknown()),
   skills: z.array(z.unknown()),

@@ -25,6 +25,7 @@ export const NoParams = z.preprocess(
 );
 export type NoParams = z.infer<typeof NoParams>;
 
+/** The executor's login shell as `environment/info` reports it (name and path). */
 export const ShellInfo = z.object({
   /** `zsh`, `bash`, `sh`, `powershell` or `cmd`. */
   name: z.string(),
@@ -72,16 +73,30 @@ export type EnvironmentInfo = z.infer<typeof EnvironmentInfo>;
 /** `EnvironmentInfo` as it travels (before the client's defaults): what an executor sends. */
 export type EnvironmentInfoWire = z.input<typeof EnvironmentInfo>;
 
+/**
+ * Params of the `environment/info` request (client → executor); its entry in `METHODS` ties it to
+ * the method.
+ */
 export const EnvironmentInfoParams = NoParams;
 export type EnvironmentInfoParams = z.infer<typeof EnvironmentInfoParams>;
+/** Result of the `environment/info` request; its entry in `METHODS` ties it to the method. */
 export const EnvironmentInfoResult = EnvironmentInfo;
 export type EnvironmentInfoResult = z.infer<typeof EnvironmentInfoResult>;
 
+/**
+ * Params of the `environment/status` request (client → executor); its entry in `METHODS` ties it to
+ * the method.
+ */
 export const EnvironmentStatusParams = NoParams;
 export type EnvironmentStatusParams = z.infer<typeof EnvironmentStatusParams>;
+/** Result of the `environment/status` request; its entry in `METHODS` ties it to the method. */
 export const EnvironmentStatusResult = z.object({ status: z.literal('ready') });
 export type EnvironmentStatusResult = z.infer<typeof EnvironmentStatusResult>;
 
+/**
+ * Params of the `environmentConfig/read` request (client → executor); its entry in `METHODS` ties
+ * it to the method.
+ */
 export const EnvironmentConfigReadParams = z.object({
   cwd: PathUri,
   /** Each entry is one candidate path, as path segments; at least one path overall is required. */
@@ -90,6 +105,10 @@ export const EnvironmentConfigReadParams = z.object({
 });
 export type EnvironmentConfigReadParams = z.infer<typeof EnvironmentConfigReadParams>;
 
+/**
+ * One configuration or requirements layer of `environmentConfig/read`: its source and the requested
+ * TOML values.
+ */
 export const EnvironmentConfigLayer = z.object({
   source: z.unknown(),
   baseDir: z.unknown(),
@@ -97,12 +116,14 @@ export const EnvironmentConfigLayer = z.object({
 });
 export type EnvironmentConfigLayer = z.infer<typeof EnvironmentConfigLayer>;
 
+/** The config and requirements layers of `environmentConfig/read`, lowest precedence first. */
 export const EnvironmentConfigLayers = z.object({
   layers: z.array(EnvironmentConfigLayer),
   cloudInsertionIndex: z.number().int(),
 });
 export type EnvironmentConfigLayers = z.infer<typeof EnvironmentConfigLayers>;
 
+/** Result of the `environmentConfig/read` request; its entry in `METHODS` ties it to the method. */
 export const EnvironmentConfigReadResult = z.object({
   userHomeDir: PathUri.nullable(),
   codexHomeDir: PathUri,

@@ -1,12 +1,11 @@
 /**
  * Hand-written equivalents of a few schemas that sit on every call's path.
  *
- * A zod pass is cheap in a hot loop (~0.5 µs for `FsGetMetadataResult`) but costs 50-90 µs
- * when the process has been idle for a few milliseconds (caches and branch predictors cold),
- * which is how a client meets most calls. A check of the same shape is a handful of `typeof`
- * tests. Each check returns what the schema would (unknown keys dropped), or undefined when
- * the value does not match; callers then run the schema for its error message. A spec holds
- * every check to its schema.
+ * Contract: each check returns exactly what its schema's `parse` would (unknown keys dropped)
+ * for a value the schema accepts, and undefined for anything else; callers then run the schema
+ * for its error message. So a check can only make a call cheaper, never change what it
+ * accepts. spec/protocol/fastChecks.spec.ts holds every check to its schema; why they exist
+ * (a cold zod pass) and what they save is in docs/performance.md ("Fast paths").
  */
 import type { z } from 'zod';
 import { FsGetMetadataResult } from './fs.js';

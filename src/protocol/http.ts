@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { Base64 } from './base64.js';
 
+/** One request header of `http/request`; names may repeat. */
 export const HttpHeader = z.object({
   name: z.string(),
   value: z.string(),
@@ -14,9 +15,14 @@ export const HttpHeader = z.object({
 });
 export type HttpHeader = z.infer<typeof HttpHeader>;
 
+/** Whether the executor follows redirects of an `http/request` or returns the 3xx response. */
 export const HttpRedirectPolicy = z.enum(['follow', 'stop']);
 export type HttpRedirectPolicy = z.infer<typeof HttpRedirectPolicy>;
 
+/**
+ * Params of the `http/request` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const HttpRequestParams = z.object({
   method: z.string(),
   /** Absolute http:// or https:// URL. */
@@ -32,9 +38,11 @@ export const HttpRequestParams = z.object({
 });
 export type HttpRequestParams = z.infer<typeof HttpRequestParams>;
 
+/** One header of an `http/request` response. */
 export const HttpResponseHeader = z.object({ name: z.string(), value: z.string() });
 export type HttpResponseHeader = z.infer<typeof HttpResponseHeader>;
 
+/** Result of the `http/request` request; its entry in `METHODS` ties it to the method. */
 export const HttpRequestResult = z.object({
   status: z.number().int().min(0).max(65535),
   headers: z.array(HttpResponseHeader),

@@ -2,6 +2,10 @@
 import * as z from 'zod';
 import { EnvironmentInfo } from './environment.js';
 
+/**
+ * Params of the `initialize` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const InitializeParams = z.object({
   /** Ignored by the executor; upstream sends `codex-core` or `codex-environment`. */
   clientName: z.string(),
@@ -10,6 +14,7 @@ export const InitializeParams = z.object({
 });
 export type InitializeParams = z.infer<typeof InitializeParams>;
 
+/** Result of the `initialize` request; its entry in `METHODS` ties it to the method. */
 export const InitializeResult = z.object({
   sessionId: z.string(),
   /** Present on 0.169.0; older executors omit it (omitted, never null). */

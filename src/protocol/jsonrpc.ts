@@ -4,14 +4,20 @@
  */
 import * as z from 'zod';
 
+/**
+ * A JSON-RPC request id: an integer or a string (the client sends integers from 1; `-1` answers
+ * malformed input).
+ */
 export const RequestId = z.union([z.number().int(), z.string()]);
 export type RequestId = z.infer<typeof RequestId>;
 
+/** W3C trace context a request may carry as `trace` (spec §2.1); both members optional. */
 export const TraceContext = z.object({
   traceparent: z.string().optional(),
   tracestate: z.string().optional(),
 });
 
+/** A request: `id` and `method`; `params` and `trace` optional. No `jsonrpc` member is sent. */
 export const JsonRpcRequest = z.object({
   id: RequestId,
   method: z.string(),
@@ -20,6 +26,7 @@ export const JsonRpcRequest = z.object({
 });
 export type JsonRpcRequest = z.infer<typeof JsonRpcRequest>;
 
+/** A notification: `method` without `id`; `params` and `trace` optional. */
 export const JsonRpcNotification = z.object({
   method: z.string(),
   params: z.unknown().optional(),
@@ -27,12 +34,17 @@ export const JsonRpcNotification = z.object({
 });
 export type JsonRpcNotification = z.infer<typeof JsonRpcNotification>;
 
+/** A success response: the request's `id` and any `result`. */
 export const JsonRpcResponse = z.object({
   id: RequestId,
   result: z.unknown(),
 });
 export type JsonRpcResponse = z.infer<typeof JsonRpcResponse>;
 
+/**
+ * The `error` member of an error response: integer `code`, `message`, optional `data` (codes in
+ * `ErrorCode`).
+ */
 export const JsonRpcErrorObject = z.object({
   code: z.number().int(),
   message: z.string(),
@@ -40,12 +52,14 @@ export const JsonRpcErrorObject = z.object({
 });
 export type JsonRpcErrorObject = z.infer<typeof JsonRpcErrorObject>;
 
+/** An error response: the request's `id` (or `-1` for malformed input) and an `error` object. */
 export const JsonRpcError = z.object({
   id: RequestId,
   error: JsonRpcErrorObject,
 });
 export type JsonRpcError = z.infer<typeof JsonRpcError>;
 
+/** One inbound message after `classifyMessage`, tagged with its `kind`. */
 export type JsonRpcMessage =
   | ({ kind: 'request' } & JsonRpcRequest)
   | ({ kind: 'notification' } & JsonRpcNotification)

@@ -9,7 +9,7 @@
  * (client/wrappers.ts `CLIENT_WRAPPERS`). Adding an entry here without a handler (or an explicit
  * `NOT_SERVED`) and a wrapper (or `NOT_WRAPPED`) is a compile error there.
  * Guarded by spec/protocol/fixtures.spec.ts (every schema against the binary's transcripts) and
- * spec/protocol/methods.spec.ts (the views below and the gating families).
+ * spec/server/methods.spec.ts (the handler table against this one: coverage, gating families).
  */
 import type { z } from 'zod';
 import * as cap from './capabilities.js';
@@ -28,6 +28,7 @@ export type CapabilityFlag = keyof EnvironmentCapabilities;
 /** Who sends a method: the client (harness) or the executor. */
 export type Sender = 'client' | 'executor';
 
+/** A request in the table: who sends it, its params and result schemas, and what gates it. */
 export interface RequestEntry<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   readonly direction: 'request';
   readonly from: Sender;
@@ -38,6 +39,9 @@ export interface RequestEntry<P extends z.ZodType = z.ZodType, R extends z.ZodTy
   readonly capability: CapabilityFlag | undefined;
 }
 
+/**
+ * A notification in the table: who sends it, its params schema, and the capability that gates it.
+ */
 export interface NotificationEntry<P extends z.ZodType = z.ZodType> {
   readonly direction: 'notification';
   readonly from: Sender;
@@ -45,6 +49,7 @@ export interface NotificationEntry<P extends z.ZodType = z.ZodType> {
   readonly capability: CapabilityFlag | undefined;
 }
 
+/** One entry of `METHODS`. */
 export type MethodEntry = RequestEntry | NotificationEntry;
 
 interface Gate {
@@ -189,6 +194,7 @@ export const METHODS = {
 } as const satisfies Record<string, MethodEntry>;
 
 type Table = typeof METHODS;
+/** Every method name of the dialect. */
 export type MethodName = keyof Table;
 
 type NamesWhere<Shape> = {
@@ -208,8 +214,11 @@ export type ServerMethod = NamesWhere<{ direction: 'request'; from: 'executor' }
 export type ParamsOf<M extends ClientMethod> = z.infer<Table[M]['params']>;
 /** Parsed result type of a client request. */
 export type ResultOf<M extends ClientMethod> = z.infer<Table[M]['result']>;
+/** Parsed params type of a notification the executor sends. */
 export type NotificationParamsOf<N extends ServerNotification> = z.infer<Table[N]['params']>;
+/** Parsed params type of a request the executor sends (`network/policyRequest`). */
 export type ServerParamsOf<M extends ServerMethod> = z.infer<Table[M]['params']>;
+/** Parsed result type the client answers an executor request with. */
 export type ServerResultOf<M extends ServerMethod> = z.infer<Table[M]['result']>;
 
 function view<K extends MethodName>(
@@ -223,6 +232,7 @@ function view<K extends MethodName>(
 export const clientMethods = view<ClientMethod>(
   (e) => e.direction === 'request' && e.from === 'client',
 );
+/** Requests the executor sends, by name (entries of `METHODS`). */
 export const serverMethods = view<ServerMethod>(
   (e) => e.direction === 'request' && e.from === 'executor',
 );
@@ -240,6 +250,7 @@ function paramsView<K extends MethodName>(
 export const clientNotifications = paramsView<ClientNotification>(
   (e) => e.direction === 'notification' && e.from === 'client',
 );
+/** Params schema of each notification the executor sends. */
 export const serverNotifications = paramsView<ServerNotification>(
   (e) => e.direction === 'notification' && e.from === 'executor',
 );
@@ -248,10 +259,12 @@ function has(view: object, name: string): boolean {
   return Object.prototype.hasOwnProperty.call(view, name);
 }
 
+/** True when `name` is a request the client sends (and the executor serves). */
 export function isClientMethod(name: string): name is ClientMethod {
   return has(clientMethods, name);
 }
 
+/** True when `name` is a notification the executor sends. */
 export function isServerNotification(name: string): name is ServerNotification {
   return has(serverNotifications, name);
 }

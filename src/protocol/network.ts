@@ -5,9 +5,14 @@
 import * as z from 'zod';
 import { ProcessId } from './process.js';
 
+/** The kind of connection a sandboxed process asked the network proxy for. */
 export const NetworkProtocol = z.enum(['http', 'https_connect', 'socks5_tcp', 'socks5_udp']);
 export type NetworkProtocol = z.infer<typeof NetworkProtocol>;
 
+/**
+ * Params of the `network/policyRequest` request (executor → client); its entry in `METHODS` ties it
+ * to the method.
+ */
 export const NetworkPolicyRequestParams = z.object({
   processId: ProcessId,
   request: z.object({
@@ -18,6 +23,7 @@ export const NetworkPolicyRequestParams = z.object({
 });
 export type NetworkPolicyRequestParams = z.infer<typeof NetworkPolicyRequestParams>;
 
+/** The client's answer to `network/policyRequest`: `allow`, or `deny` / `ask` with a reason. */
 export const NetworkPolicyDecision = z.discriminatedUnion('type', [
   z.object({ type: z.literal('allow') }),
   z.object({ type: z.literal('deny'), reason: z.string() }),
@@ -25,6 +31,7 @@ export const NetworkPolicyDecision = z.discriminatedUnion('type', [
 ]);
 export type NetworkPolicyDecision = z.infer<typeof NetworkPolicyDecision>;
 
+/** Result of the `network/policyRequest` request; its entry in `METHODS` ties it to the method. */
 export const NetworkPolicyRequestResult = z.object({ decision: NetworkPolicyDecision });
 export type NetworkPolicyRequestResult = z.infer<typeof NetworkPolicyRequestResult>;
 

@@ -14,6 +14,10 @@ import { FileSystemSandboxContext } from './sandbox.js';
 export const ProcessId = z.string();
 export type ProcessId = z.infer<typeof ProcessId>;
 
+/**
+ * Which of the executor's own variables an `ExecEnvPolicy` starts from: all, none, or the core set
+ * (`PATH`, `HOME`, …).
+ */
 export const EnvInherit = z.enum(['all', 'none', 'core']);
 export type EnvInherit = z.infer<typeof EnvInherit>;
 
@@ -27,18 +31,25 @@ export const ExecEnvPolicy = z.object({
 });
 export type ExecEnvPolicy = z.infer<typeof ExecEnvPolicy>;
 
+/**
+ * Ids a harness attaches to `process/start` to say which thread and tool call a process belongs to.
+ */
 export const ProcessMetadata = z.object({
   threadId: z.string().optional(),
   toolCallId: z.string().optional(),
 });
 export type ProcessMetadata = z.infer<typeof ProcessMetadata>;
 
+/**
+ * A shell snapshot for `process/start`: the scope it belongs to and the shell it was taken with.
+ */
 export const ShellSnapshot = z.object({
   scopeId: z.string(),
   shell: z.object({ name: z.string(), path: z.string() }),
 });
 export type ShellSnapshot = z.infer<typeof ShellSnapshot>;
 
+/** Loopback ports and local binding a sandboxed process may use under a managed network. */
 export const ManagedNetwork = z.object({
   loopbackPorts: z.array(z.number().int().min(0).max(65535)),
   allowLocalBinding: z.boolean(),
@@ -57,6 +68,10 @@ export const NetworkProxyLaunch = z.looseObject({
 });
 export type NetworkProxyLaunch = z.infer<typeof NetworkProxyLaunch>;
 
+/**
+ * Params of the `process/start` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const ProcessStartParams = z.object({
   processId: ProcessId,
   metadata: ProcessMetadata.optional(),
@@ -76,6 +91,7 @@ export const ProcessStartParams = z.object({
 });
 export type ProcessStartParams = z.infer<typeof ProcessStartParams>;
 
+/** The sandbox the executor reports it ran a process under (`process/start` result). */
 export const SandboxType = z.enum([
   'none',
   'macosSeatbelt',
@@ -84,6 +100,7 @@ export const SandboxType = z.enum([
 ]);
 export type SandboxType = z.infer<typeof SandboxType>;
 
+/** Result of the `process/start` request; its entry in `METHODS` ties it to the method. */
 export const ProcessStartResult = z.object({
   processId: ProcessId,
   /** Always present on 0.169.0; absent/null from legacy executors ("not reported"). */
@@ -91,9 +108,11 @@ export const ProcessStartResult = z.object({
 });
 export type ProcessStartResult = z.infer<typeof ProcessStartResult>;
 
+/** The stream a chunk of process output came from; `pty` for a terminal process. */
 export const OutputStream = z.enum(['stdout', 'stderr', 'pty']);
 export type OutputStream = z.infer<typeof OutputStream>;
 
+/** One retained chunk of output in a `process/read` reply: its `seq`, stream and base64 bytes. */
 export const ProcessOutputChunk = z.object({
   seq: z.number().int().min(1),
   stream: OutputStream,
@@ -101,6 +120,10 @@ export const ProcessOutputChunk = z.object({
 });
 export type ProcessOutputChunk = z.infer<typeof ProcessOutputChunk>;
 
+/**
+ * Params of the `process/read` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const ProcessReadParams = z.object({
   processId: ProcessId,
   afterSeq: z.number().int().min(0).nullable().default(null),
@@ -109,6 +132,7 @@ export const ProcessReadParams = z.object({
 });
 export type ProcessReadParams = z.infer<typeof ProcessReadParams>;
 
+/** Result of the `process/read` request; its entry in `METHODS` ties it to the method. */
 export const ProcessReadResult = z.object({
   chunks: z.array(ProcessOutputChunk),
   nextSeq: z.number().int().min(1),
@@ -121,6 +145,10 @@ export const ProcessReadResult = z.object({
 });
 export type ProcessReadResult = z.infer<typeof ProcessReadResult>;
 
+/**
+ * Params of the `process/write` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const ProcessWriteParams = z.object({
   processId: ProcessId,
   chunk: Base64,
@@ -129,24 +157,43 @@ export const ProcessWriteParams = z.object({
 });
 export type ProcessWriteParams = z.infer<typeof ProcessWriteParams>;
 
+/**
+ * What became of a `process/write`: accepted, unknown process, stdin already closed, or still
+ * starting.
+ */
 export const WriteStatus = z.enum(['accepted', 'unknownProcess', 'stdinClosed', 'starting']);
 export type WriteStatus = z.infer<typeof WriteStatus>;
 
+/** Result of the `process/write` request; its entry in `METHODS` ties it to the method. */
 export const ProcessWriteResult = z.object({ status: WriteStatus });
 export type ProcessWriteResult = z.infer<typeof ProcessWriteResult>;
 
+/**
+ * Signals a client may send with `process/signal`; the protocol has only `interrupt` (SIGINT to the
+ * group).
+ */
 export const ProcessSignal = z.enum(['interrupt']);
 export type ProcessSignal = z.infer<typeof ProcessSignal>;
 
+/**
+ * Params of the `process/signal` request (client → executor); its entry in `METHODS` ties it to the
+ * method.
+ */
 export const ProcessSignalParams = z.object({ processId: ProcessId, signal: ProcessSignal });
 export type ProcessSignalParams = z.infer<typeof ProcessSignalParams>;
 
+/** Result of the `process/signal` request; its entry in `METHODS` ties it to the method. */
 export const ProcessSignalResult = z.object({});
 export type ProcessSignalResult = z.infer<typeof ProcessSignalResult>;
 
+/**
+ * Params of the `process/terminate` request (client → executor); its entry in `METHODS` ties it to
+ * the method.
+ */
 export const ProcessTerminateParams = z.object({ processId: ProcessId });
 export type ProcessTerminateParams = z.infer<typeof ProcessTerminateParams>;
 
+/** Result of the `process/terminate` request; its entry in `METHODS` ties it to the method. */
 export const ProcessTerminateResult = z.object({
   /** True when the process was running (or starting) and has now been killed. */
   running: z.boolean(),

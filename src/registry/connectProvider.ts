@@ -8,6 +8,7 @@ import type { EnvironmentRegistryClient, NoiseRendezvousConnectBundle } from './
  * bundle is single-use. Emits one bundle, then completes.
  */
 export interface NoiseRendezvousConnectProvider {
+  /** A fresh, single-use connect bundle for `harnessPublicKey`: one bundle, then complete. */
   connectBundle(
     harnessPublicKey: NoiseChannelPublicKeyJson,
   ): Observable<NoiseRendezvousConnectBundle>;
@@ -20,6 +21,7 @@ export class RegistryConnectProvider implements NoiseRendezvousConnectProvider {
     readonly environmentId: string,
   ) {}
 
+  /** Asks the registry's `/connect` for a bundle for this environment. */
   connectBundle(
     harnessPublicKey: NoiseChannelPublicKeyJson,
   ): Observable<NoiseRendezvousConnectBundle> {

@@ -36,6 +36,7 @@ export const HARNESS_KEY_VALIDATION_TIMEOUT_MS = 10_000;
 /** Header naming the relay stream a `/validate` call is about (seen on codex 0.169.0). */
 export const NOISE_STREAM_ID_HEADER = 'x-codex-noise-stream-id';
 
+/** Where the registry is, how to authenticate, and the deadlines of its requests. */
 export interface EnvironmentRegistryClientOptions {
   /** Registry base URL; surrounding whitespace and trailing slashes are ignored. */
   readonly baseUrl: string;
@@ -47,6 +48,7 @@ export interface EnvironmentRegistryClientOptions {
   /** W3C trace headers for each request (`traceparent`/`tracestate`), when a span is active. */
   readonly traceContext?: () => { traceparent?: string; tracestate?: string } | undefined;
   readonly scheduler?: SchedulerLike;
+  /** The `fetch` requests go through; default the global one. */
   readonly fetch?: typeof fetch;
 }
 
@@ -70,6 +72,10 @@ export interface NoiseRendezvousConnectBundle {
   readonly harnessKeyAuthorization: string;
 }
 
+/**
+ * What an executor asks `/validate` about the harness key a handshake presented, with its
+ * authorization.
+ */
 export interface HarnessKeyValidationRequest {
   readonly executorRegistrationId: string;
   readonly harnessPublicKey: NoiseChannelPublicKeyJson;
@@ -78,6 +84,11 @@ export interface HarnessKeyValidationRequest {
   readonly streamId: string;
 }
 
+/**
+ * HTTP client of an environment registry (noise-relay.md §6.1): `/register` for executors,
+ * `/connect` for harnesses, `/validate` for an executor checking a harness key. Errors are typed
+ * (`isRetryableRegistryError` says which are worth retrying).
+ */
 export class EnvironmentRegistryClient {
   readonly baseUrl: string;
   private readonly authHeaders: Readonly<Record<string, string>>;

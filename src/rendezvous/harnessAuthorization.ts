@@ -21,6 +21,7 @@ export interface HarnessAuthorizationScope {
 /** Why `/validate` said no (reported in rendezvous events, never to the caller). */
 export type HarnessAuthorizationRejection = 'malformed' | 'expired' | 'bad_signature';
 
+/** The outcome of `checkHarnessAuthorization`. */
 export type HarnessAuthorizationCheck =
   | { readonly valid: true; readonly expiresAtMs: number }
   | { readonly valid: false; readonly reason: HarnessAuthorizationRejection };
@@ -35,6 +36,7 @@ export function harnessKeyFingerprint(key: NoiseChannelPublicKeyJson): string {
     .digest('base64url');
 }
 
+/** Mints an authorization for one harness key on one registration, valid until `expiresAtMs`. */
 export function issueHarnessAuthorization(
   secret: Uint8Array,
   scope: HarnessAuthorizationScope,
@@ -44,6 +46,10 @@ export function issueHarnessAuthorization(
   return `${VERSION}.${expiry}.${mac(secret, scope, expiry)}`;
 }
 
+/**
+ * Checks an authorization against `scope` at `nowMs`: valid with its expiry, or why not (malformed,
+ * expired, bad signature). Constant-time MAC comparison.
+ */
 export function checkHarnessAuthorization(
   secret: Uint8Array,
   scope: HarnessAuthorizationScope,

@@ -39,7 +39,9 @@ export { RendezvousFrameError, type DroppedFrameCause } from './rendezvousErrors
 export {
   signRendezvousUrl,
   verifyRendezvousUrl,
+  type ParsedRendezvousUrl,
   type RendezvousRole,
   type RendezvousUrlClaims,
+  type RendezvousUrlProblem,
 } from './rendezvousUrl.js';
 export { MAX_REGISTRY_REQUEST_BYTES } from './registryEndpoints.js';

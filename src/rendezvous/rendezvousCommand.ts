@@ -10,6 +10,7 @@ import type { RendezvousEvent } from './rendezvousEvents.js';
 import { startRendezvous } from './rendezvousServer.js';
 import { escapeForLog, type TokenPair } from './trust.js';
 
+/** Options of `execrx rendezvous`. */
 export interface RendezvousCommandOptions {
   /** Default `http://127.0.0.1:0`. */
   readonly listen?: string;
@@ -37,6 +38,10 @@ export interface RendezvousCommandOptions {
   readonly signal: AbortSignal;
 }
 
+/**
+ * `execrx rendezvous`: starts a rendezvous, prints its URL as the first stdout line and one stderr
+ * line per event, and runs until SIGINT/SIGTERM.
+ */
 export async function runRendezvousCommand(options: RendezvousCommandOptions): Promise<void> {
   const executorToken = options.executorToken ?? randomBytes(24).toString('base64url');
   const harnessToken = options.harnessToken ?? randomBytes(24).toString('base64url');

@@ -7,6 +7,10 @@ import type { ExecutorDetachReason } from './environmentRelay.js';
 import type { HarnessAuthorizationRejection } from './harnessAuthorization.js';
 import type { RendezvousFrameError } from './rendezvousErrors.js';
 
+/**
+ * One registry or routing event of a rendezvous (`Rendezvous.events`): registrations, attachments,
+ * streams, forwarded and dropped frames, validations.
+ */
 export type RendezvousEvent =
   | { readonly type: 'registered'; readonly environmentId: string; readonly registrationId: string }
   | {
@@ -104,6 +108,7 @@ export type RendezvousEvent =
       readonly detail: string;
     };
 
+/** Running totals of a rendezvous's events (`Rendezvous.counters()`). */
 export interface RendezvousCounters {
   framesToEnvironment: number;
   framesToHarness: number;

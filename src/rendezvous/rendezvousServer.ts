@@ -112,7 +112,9 @@ export interface Rendezvous {
   readonly nodeId: string;
   /** Every routing/registry event, hot (subscribe before the action you want to see). */
   readonly events: Observable<RendezvousEvent>;
+  /** Running totals of the events so far. */
   counters(): Readonly<RendezvousCounters>;
+  /** What the rendezvous knows about one environment, or undefined if it never registered. */
   environment(environmentId: string): Promise<RendezvousEnvironmentStatus | undefined>;
   /**
    * Mints an authorization for `harnessPublicKey` on the environment's current registration,

@@ -7,8 +7,10 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
+/** Who a signed rendezvous URL is for: the executor's socket or a harness's. */
 export type RendezvousRole = 'environment' | 'harness';
 
+/** What a signed rendezvous URL grants: one role on one registration of one environment. */
 export interface RendezvousUrlClaims {
   readonly role: RendezvousRole;
   readonly environmentId: string;
@@ -37,6 +39,7 @@ export function signRendezvousUrl(
 /** Why an upgrade request was refused: an unknown route, a bad signature, an expired URL. */
 export type RendezvousUrlProblem = 'not_found' | 'bad_signature' | 'expired';
 
+/** The claims of a rendezvous URL whose signature checked out, or why it was refused. */
 export type ParsedRendezvousUrl =
   | { readonly ok: true; readonly claims: RendezvousUrlClaims }
   | { readonly ok: false; readonly problem: RendezvousUrlProblem };

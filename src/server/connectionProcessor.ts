@@ -59,6 +59,7 @@ type ConnectionPhase =
   | { readonly kind: 'ready'; readonly session: Session }
   | { readonly kind: 'closed'; readonly session: Session | undefined };
 
+/** One connection being served (see the top of this file); `done` resolves when it has ended. */
 export class ConnectionProcessor implements SessionOwner {
   private phase: ConnectionPhase = { kind: 'awaitingInitialize' };
   /** The session whose process output is paused until the transport drains. */
@@ -104,6 +105,7 @@ export class ConnectionProcessor implements SessionOwner {
     return this.phase.kind === 'awaitingInitialize' ? undefined : this.phase.session;
   }
 
+  /** Sends a notification to this connection's peer; dropped once the connection is closed. */
   sendNotification(method: string, params: unknown): void {
     if (this.closed) return;
     if (!(params instanceof ProcessOutputParams)) {

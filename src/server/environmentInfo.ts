@@ -89,9 +89,9 @@ export function executorVersion(): string {
 }
 
 /**
- * The `file:` URIs of the directories `environmentInfo` reports. Every `initialize` reports
- * the same few, and a cold URL conversion costs tens of µs, so they are kept (at most 16: the
- * paths come from this process's own state).
+ * The `file:` URIs of the directories `environmentInfo` reports, kept once converted: every
+ * `initialize` reports the same few (at most 16 are kept; the paths come from this process's
+ * own state, so the map cannot grow with input).
  */
 const directoryUris = new Map<string, string | null>();
 
@@ -111,12 +111,15 @@ function uriOrNull(path: string | undefined): string | null {
 
 /**
  * The shell `environmentInfo` reports, detected once per process, as a program reads `$SHELL`
- * when it starts: the passwd lookup and existence checks behind it cost ~120 µs of a cold
- * `initialize`, most of what made ours ~190 µs slower than the binary's. (A `chsh` while the
- * executor runs shows after its restart.)
+ * when it starts (the passwd lookup is not repeated per `initialize`; docs/performance.md has
+ * what it cost). A `chsh` while the executor runs shows after its restart.
  */
 let reportedShell: { name: string; path: string } | undefined;
 
+/**
+ * What this executor answers to `environment/info` (and carries in the `initialize` result): shell,
+ * cwd, home, OS, temp dirs, version and capability flags that are true only for what it implements.
+ */
 export function environmentInfo(): EnvironmentInfo {
   reportedShell ??= detectShell();
   return {

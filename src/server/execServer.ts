@@ -11,6 +11,10 @@ import { listenWebSocket } from './webSocketListener.js';
 
 export const DEFAULT_LISTEN_URL = 'ws://127.0.0.1:0';
 
+/**
+ * Options of `startExecServer`: the listen address, the stdio streams and the executor's own
+ * options.
+ */
 export interface ExecServerOptions extends ExecutorOptions {
   /** `ws://IP:PORT` or `stdio` / `stdio://`. Default `ws://127.0.0.1:0`. */
   listen?: string;
@@ -22,6 +26,7 @@ export interface ExecServerOptions extends ExecutorOptions {
   keepaliveIntervalMs?: number;
 }
 
+/** A running executor behind its `--listen` address. */
 export interface ExecServer {
   /** `ws://<bound address>`, or `stdio`. */
   readonly url: string;
@@ -33,6 +38,7 @@ export interface ExecServer {
   close(): Promise<void>;
 }
 
+/** A parsed `--listen` value. */
 export type ListenAddress = { kind: 'stdio' } | { kind: 'websocket'; host: string; port: number };
 
 /** Parses a `--listen` value with the binary's error texts. */

@@ -7,6 +7,7 @@ import { ConnectionProcessor } from './connectionProcessor.js';
 import { limitConcurrentRequests } from './requestLimit.js';
 import { DETACHED_SESSION_TTL_MS, SessionRegistry } from './sessionRegistry.js';
 
+/** Options of every executor, whatever it listens on. */
 export interface ExecutorOptions {
   /** How long a session survives without a connection. Default 30 s. */
   detachedSessionTtlMs?: number;
@@ -24,6 +25,9 @@ export interface ServedConnection {
   close(): void;
 }
 
+/**
+ * An executor without a listener: feed it transports (WebSocket, stdio, Noise streams, in-memory).
+ */
 export interface Executor {
   /**
    * Serves one connection. `peerLabel` names the peer in malformed-input errors, e.g.
@@ -43,6 +47,10 @@ export function parseErrorPrefix(peerLabel: string): string {
     : `failed to parse JSON-RPC message from ${peerLabel}`;
 }
 
+/**
+ * A transport-independent executor: one session registry shared by every connection handed to
+ * `serveTransport`, so a session can be resumed on another connection for `detachedSessionTtlMs`.
+ */
 export function createExecutor(options: ExecutorOptions = {}): Executor {
   const registry = new SessionRegistry(options.detachedSessionTtlMs ?? DETACHED_SESSION_TTL_MS);
   const connections = new Set<ConnectionProcessor>();

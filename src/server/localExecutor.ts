@@ -8,6 +8,7 @@ import { createMemoryTransportPair } from '../transport/memoryTransport.js';
 import type { Transport } from '../transport/transport.js';
 import { createExecutor, type ExecutorOptions } from './executor.js';
 
+/** An executor in this process (`startLocalExecutor`). */
 export interface LocalExecutor {
   /** Cold: each subscription opens one new connection to the executor. */
   connect(): Observable<Transport>;
@@ -15,6 +16,10 @@ export interface LocalExecutor {
   shutdown(): Promise<void>;
 }
 
+/**
+ * An executor in this process, reached through in-memory transports: what a `local` environment
+ * runs on. Sessions can be resumed on a new connection, as over a socket.
+ */
 export function startLocalExecutor(options: ExecutorOptions = {}): LocalExecutor {
   const executor = createExecutor(options);
   return {

@@ -1,10 +1,9 @@
 /**
- * The JSON text of an executor notification. `process/output` is by far the most frequent
- * (one per 8 KiB block of child output, each carrying ~11 KB of base64); on Node 20
- * `JSON.stringify` scans that string for characters to escape, which took more CPU than
- * anything else in the executor during the 64 MiB throughput benchmark. Base64 never needs
- * escaping, so `ProcessOutputParams` (which encodes the bytes itself, so its chunk is known
- * to be base64) has its text assembled directly: byte-identical to `JSON.stringify`.
+ * The JSON text of an executor notification. Invariant: the text is byte-identical to
+ * `JSON.stringify({ method, params })`. `ProcessOutputParams` encodes its bytes itself, so its
+ * chunk is known to be base64, which never needs escaping: its text is assembled directly
+ * instead of scanned (why: docs/performance.md, "Fast paths"; `bench/throughput.ts`).
+ * spec/server/notificationText.spec.ts holds it to `JSON.stringify`.
  */
 import type { SplitText } from './splitText.js';
 

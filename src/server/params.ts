@@ -85,8 +85,8 @@ export const FsGetMetadataParams = z.object({ path: z.string(), followSymlinks, 
 /**
  * Hand-written equivalents of the executor's hottest params schemas: what the schema's
  * `parse` returns for a value it accepts, undefined for anything else (the schema then words
- * the error). A cold zod pass costs ~25 µs, about a tenth of a whole cold fs/getMetadata
- * request in the executor; params.spec holds each check to its schema.
+ * the error), so a check never changes what is accepted. spec/server/params.spec.ts holds each
+ * check to its schema; why they exist (a cold zod pass) is in docs/performance.md.
  */
 const EXECUTOR_FAST_CHECKS = new Map<z.ZodType, (value: unknown) => unknown>([
   [

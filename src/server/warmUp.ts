@@ -2,10 +2,9 @@
  * Warms this process's executor code before a server reports ready (`execrx serve`).
  *
  * V8 optimises a function only once it has run a good deal. An executor whose requests come
- * one at a time, with idle gaps, never gets there: each request ran in baseline code, and
- * ~7% of a cold `fs/getMetadata` round trip was that (bench/executor-cold-latency.ts). So
- * before serving, a throwaway executor on a loopback port gets a few thousand requests over
- * a few real WebSockets: the path every request shares (socket read, frame reader, JSON
+ * one at a time, with idle gaps, never gets there (the figure: docs/performance.md,
+ * bench/executor-cold-latency.ts). So before serving, a throwaway executor on a loopback
+ * port gets a few thousand requests over a few real WebSockets: the path every request shares (socket read, frame reader, JSON
  * checks, dispatch, reply, socket write) is optimised by the time the first client comes.
  * Optimised code belongs to the functions, not to the executor, so the real one has it too.
  *
@@ -24,6 +23,7 @@ import WebSocket from 'ws';
 import { ErrorCode } from '../protocol/errors.js';
 import { startExecServer } from './execServer.js';
 
+/** How much `warmUpExecutor` sends and how long it may take. */
 export interface WarmUpOptions {
   /** Requests in all. Default 6,000 (~0.7 s here). */
   readonly requests?: number;

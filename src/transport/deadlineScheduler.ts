@@ -2,11 +2,12 @@
  * The default scheduler of the connect and `initialize` deadlines.
  *
  * A deadline is nearly always cancelled long before it is due: the socket opens in
- * milliseconds, the budget is seconds. `asyncScheduler` arms a native interval timer for each
- * action and clears it again, about a tenth of the client's CPU time in a cold connect. Here
- * pending deadlines share one timer, armed for the earliest due time and re-armed only when a
+ * milliseconds, the budget is seconds. Rather than a native timer per action, as
+ * `asyncScheduler` arms and clears (the cost is in docs/performance.md), pending deadlines
+ * share one timer, armed for the earliest due time and re-armed only when a
  * new deadline comes due sooner; cancelling is a set delete. While no deadline is pending the
  * timer does not hold the process open, as a cleared `asyncScheduler` timer would not.
+ * Guarded by spec/transport/deadlineScheduler.spec.ts.
  */
 import { platform } from '../platform/index.js';
 import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';

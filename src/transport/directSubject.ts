@@ -2,9 +2,10 @@ import { Observable, type Subscriber } from 'rxjs';
 
 /**
  * The hot source behind a transport's `incoming$`: like a `Subject`, but `next` hands the
- * value straight to each subscriber. A `Subject.next` that has gone cold between messages
- * (error context, observer snapshot) cost ~12 µs per inbound message in a profile, a direct
- * `Subscriber.next` under 1 µs. A subscriber that arrives after the end gets the end.
+ * value straight to each subscriber, and a subscriber that arrives after the end gets the end.
+ * It behaves as a `Subject` for every subscriber a transport has
+ * (spec/transport/directSubject.spec.ts); why it is not one is in docs/performance.md
+ * ("Fast paths").
  */
 export class DirectSubject<T> {
   /**

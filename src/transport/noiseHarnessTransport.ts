@@ -64,6 +64,7 @@ export const NOISE_HARNESS_CONNECT_TIMEOUT_MS = 10_000;
 /** Handshake deadline (codex bounds it by the 10 s initialize budget). */
 export const NOISE_HARNESS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
+/** Options of `connectNoiseHarness`: deadlines, keepalive and the crypto provider. */
 export interface NoiseHarnessOptions {
   /** WebSocket open deadline, default 10 000 ms. */
   connectTimeoutMs?: number;

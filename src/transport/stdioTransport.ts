@@ -29,6 +29,7 @@ export const STDIO_TERMINATION_GRACE_MS = 2_000;
 
 const NEWLINE = 0x0a;
 
+/** Bounds and naming of a stdio transport. */
 export interface StdioTransportOptions {
   /** Longest inbound line in bytes; a longer one disconnects. Default 64 MiB. */
   maxLineBytes?: number;
@@ -136,6 +137,9 @@ export interface SpawnedStdioTransport extends Transport {
   readonly exit$: Observable<ChildExit>;
 }
 
+/**
+ * How `spawnStdioTransport` starts the child, and how it stops it on close (SIGTERM, then SIGKILL).
+ */
 export interface SpawnStdioOptions extends StdioTransportOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;

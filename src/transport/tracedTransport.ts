@@ -14,6 +14,10 @@ import type { Transport } from './transport.js';
  */
 const REQUEST_HEAD = /^\{"id":(?:-?\d+|"(?:[^"\\]|\\.)*"),"method":"/;
 
+/**
+ * Wraps `transport` so that each request it sends carries `trace` from `current()`, read at send
+ * time; responses and notifications pass unchanged, and an invalid context is left out.
+ */
 export function traceRequests(
   transport: Transport,
   current: () => W3cTraceContext | undefined,

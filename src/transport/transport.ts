@@ -4,6 +4,10 @@
  */
 import type { Observable } from 'rxjs';
 
+/**
+ * Whole JSON-RPC messages between two peers, one JSON text per item. Every transport (WebSocket,
+ * stdio, Noise harness, in-memory) looks like this to the rpc layer and the executor.
+ */
 export interface Transport {
   /**
    * Inbound messages in arrival order. Hot: subscribe synchronously when the transport is

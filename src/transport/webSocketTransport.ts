@@ -41,6 +41,7 @@ export const MAX_OUTBOUND_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** Default WebSocket open deadline (`CONNECT_TIMEOUT`, spec §18.1). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
+/** Options of `connectWebSocket`: deadline, upgrade headers, TLS and proxy. */
 export interface WebSocketConnectOptions {
   /** Deadline for the opening handshake. Default 10 s. */
   connectTimeoutMs?: number;
@@ -61,6 +62,7 @@ export interface WebSocketConnectOptions {
   scheduler?: SchedulerLike;
 }
 
+/** Options of `fromWebSocket` on a socket you opened yourself. */
 export interface WebSocketTransportOptions {
   /** Send a WebSocket Ping this often (accepted sockets and the executor listener use 30 s). Default: no pings. */
   keepaliveIntervalMs?: number;

@@ -48,9 +48,9 @@ const AES_GCM_TAG_LENGTH = 16;
 const HASH_INPUT_SCRATCH_SIZE = 4096;
 const hashInputScratch = new Uint8Array(HASH_INPUT_SCRATCH_SIZE);
 
-// A CSPRNG call costs ~5 µs however few bytes it returns, and a handshake draws 7 small
-// values: serve them from a pool refilled 4 KiB at a time. Bytes handed out are zeroed in the
-// pool, so it only ever holds randomness nobody has used yet.
+// Small random draws (a handshake makes 7) come from a pool refilled 4 KiB at a time, since a
+// CSPRNG call costs the same however few bytes it returns (docs/performance.md). Bytes handed
+// out are zeroed in the pool, so it only ever holds randomness nobody has used yet.
 const RANDOM_POOL_SIZE = 4096;
 const MAX_POOLED_REQUEST = 256;
 const randomPool = new Uint8Array(RANDOM_POOL_SIZE);

@@ -20,6 +20,7 @@ import {
   type RelayEnvironmentEvent,
 } from './multiplexedEnvironment.js';
 
+/** Options of `startDirectNoiseExecServer`. */
 export interface DirectNoiseExecServerOptions {
   /** `ws://IP:PORT`, default `ws://127.0.0.1:0`. */
   listen?: string;
@@ -42,6 +43,7 @@ export interface DirectNoiseExecServerOptions {
   onSocketEnded?: (reason: RelayDisconnectReason) => void;
 }
 
+/** A running direct-Noise executor: its URL and identity, for a connect bundle. */
 export interface DirectNoiseExecServer {
   /** `ws://<bound address>`: put it in a bundle's `websocketUrl`. */
   readonly url: string;
@@ -57,6 +59,10 @@ export interface DirectNoiseExecServer {
   close(): Promise<void>;
 }
 
+/**
+ * An executor that speaks Noise directly on its own WebSocket listener (no registry, no
+ * rendezvous). Resolves once it listens.
+ */
 export async function startDirectNoiseExecServer(
   options: DirectNoiseExecServerOptions = {},
 ): Promise<DirectNoiseExecServer> {

@@ -54,6 +54,7 @@ import { RelayStream, type RelayStreamHost } from './relayStream.js';
 export type RelayDisconnectReason =
   'peer_close' | 'read_error' | 'write_error' | 'pong_timeout' | 'local_shutdown';
 
+/** Bounds of one relay socket; each names the codex constant it mirrors. */
 export interface MultiplexedEnvironmentLimits {
   /** `MAX_ACTIVE_NOISE_RELAY_STREAMS`. */
   readonly maxActiveStreams: number;
@@ -67,6 +68,10 @@ export interface MultiplexedEnvironmentLimits {
   readonly failedHandshakeCooldownMs: number;
 }
 
+/**
+ * The relay limits of codex's executor (active streams, pending validations, failed handshakes and
+ * their cool-down).
+ */
 export const DEFAULT_MULTIPLEXED_ENVIRONMENT_LIMITS: MultiplexedEnvironmentLimits = {
   maxActiveStreams: 128,
   maxPendingValidations: 32,
@@ -90,6 +95,10 @@ export type RelayEnvironmentEvent =
   | { readonly kind: 'cooldown-ended' }
   | { readonly kind: 'frame-dropped'; readonly detail: string };
 
+/**
+ * Why the executor refused a harness handshake on a relay socket (reported in
+ * `RelayEnvironmentEvent`s).
+ */
 export type HandshakeRefusal =
   | 'already-active'
   | 'duplicate-handshake'
@@ -100,6 +109,10 @@ export type HandshakeRefusal =
   | 'validation-failed'
   | 'early-data';
 
+/**
+ * Options of `serveMultiplexedEnvironment`: the executor, the registration it serves, its identity
+ * and the harness key validator.
+ */
 export interface MultiplexedEnvironmentOptions {
   /** `createExecutor()`; shared by every socket so sessions survive reconnects. */
   readonly executor: Executor;
@@ -121,6 +134,7 @@ export interface MultiplexedEnvironmentOptions {
    * (`BatchedBinaryFrames`); without it they go through `socket.send` one by one.
    */
   readonly rawSocket?: Duplex;
+  /** Called with each stream and handshake event of the socket. */
   readonly onEvent?: (event: RelayEnvironmentEvent) => void;
 }
 

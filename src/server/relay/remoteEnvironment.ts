@@ -26,11 +26,17 @@ import {
   type RelayEnvironmentEvent,
 } from './multiplexedEnvironment.js';
 
+/**
+ * First delay before reconnecting to the rendezvous; doubles up to
+ * `REMOTE_RECONNECT_MAX_BACKOFF_MS`.
+ */
 export const REMOTE_RECONNECT_INITIAL_BACKOFF_MS = 1_000;
+/** Longest delay between reconnects to the rendezvous. */
 export const REMOTE_RECONNECT_MAX_BACKOFF_MS = 30_000;
 /** Deadline of one rendezvous WebSocket upgrade. */
 export const REMOTE_CONNECT_TIMEOUT_MS = 10_000;
 
+/** Options of `startRemoteExecServer` (`execrx serve --remote`). */
 export interface RemoteExecServerOptions {
   /** Registry base URL (`--remote`). */
   registryUrl: string;
@@ -50,7 +56,9 @@ export interface RemoteExecServerOptions {
   limits?: Partial<MultiplexedEnvironmentLimits>;
   crypto?: NoiseCryptoProvider;
   scheduler?: SchedulerLike;
+  /** The `fetch` the registry client uses; default the global one. */
   fetch?: typeof fetch;
+  /** Called with each lifecycle event; an observer that throws is ignored. */
   onEvent?: (event: RemoteEnvironmentEvent) => void;
 }
 
@@ -64,6 +72,10 @@ export type RemoteEnvironmentEvent =
   | { readonly kind: 'retrying'; readonly delayMs: number }
   | { readonly kind: 'relay'; readonly event: RelayEnvironmentEvent };
 
+/**
+ * An executor registered with a registry and serving through its rendezvous, reconnecting until
+ * `close()`.
+ */
 export interface RemoteExecServer {
   readonly identity: NoiseChannelIdentity;
   readonly executor: Executor;
