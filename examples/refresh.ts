@@ -1,7 +1,8 @@
 /**
  * A refresh: an environment on the encrypted path moves to the executor the registry names
  * now. A self-hosted rendezvous (registry + relay) gets executor A, a client connects to it
- * over Noise, then executor B registers under the same environment id and
+ * over Noise; then A is taken down, the operator frees the environment id (an id stays bound
+ * to its first executor key until then), executor B registers under it and
  * `refreshConnection()` moves the client there.
  *
  *   npx tsx examples/refresh.ts
@@ -22,15 +23,23 @@ import {
 import { startRendezvous } from 'execrx/rendezvous';
 import { startRemoteExecServer } from 'execrx/server';
 
-const token = 'example-token';
+const executorToken = 'example-executor-token'; // executors register with it
+const harnessToken = 'example-harness-token'; // clients look environments up with it
 const environmentId = 'demo';
-const rendezvous = await startRendezvous({ listen: 'http://127.0.0.1:0', executorToken: token });
+const rendezvous = await startRendezvous({
+  listen: 'http://127.0.0.1:0',
+  executorToken,
+  harnessToken,
+});
 // An executor as `execrx serve --remote URL --environment-id demo` runs it.
 const startExecutor = () =>
-  startRemoteExecServer({ registryUrl: rendezvous.url, environmentId, apiKey: token });
+  startRemoteExecServer({ registryUrl: rendezvous.url, environmentId, apiKey: executorToken });
 
 const executorA = await startExecutor();
-const registry = new EnvironmentRegistryClient({ baseUrl: rendezvous.url, bearerToken: token });
+const registry = new EnvironmentRegistryClient({
+  baseUrl: rendezvous.url,
+  bearerToken: harnessToken,
+});
 const environment = new LazyRemoteExecServerClient(
   noiseRendezvous(
     new RegistryConnectProvider(registry, environmentId),
@@ -44,11 +53,12 @@ const before = await firstValueFrom(environment.get());
 await firstValueFrom(before.fs.getMetadata('/'));
 console.log(`connected to executor ${servedBy()}`);
 
+await executorA.close();
+await rendezvous.evict(environmentId); // the operator frees the id for another executor key
 const executorB = await startExecutor();
 names.set(executorB.registration.executorRegistrationId, 'B');
 console.log('executor B registered under the same environment id');
 await lastValueFrom(environment.refreshConnection(), { defaultValue: undefined });
-await executorA.close(); // the registry names B now; A is no longer needed
 
 const after = await firstValueFrom(environment.get());
 await firstValueFrom(after.fs.getMetadata('/'));
