@@ -1,31 +1,43 @@
 import { map, type Observable } from 'rxjs';
-import type { LazyRemoteExecServerClient } from '../../browser.js';
+import type { ConnectionStatus, LazyRemoteExecServerClient } from '../../browser.js';
 
 /** What the status region shows. */
 export interface StatusView {
   readonly connected: boolean;
-  /** Starts with `Connected` or `Disconnected`, then detail. */
+  /** Starts with `Connected` or `Disconnected`, then detail (spec/browser/console.spec.ts). */
   readonly text: string;
 }
 
-/**
- * The one place the page reads the connection's state from. It renders `connectionState$`
- * ('Connected' | 'Disconnected'); when the client publishes a richer `status$` (connecting,
- * recovering with attempt and next try, refreshing, retired, closed, last error), only this
- * function changes.
- */
+/** The one place the page reads the connection's state: `status$`, rendered as text. */
 export function statusView(environment: LazyRemoteExecServerClient): Observable<StatusView> {
-  let everConnected = false;
-  return environment.connectionState$.pipe(
-    map((state): StatusView => {
-      if (state === 'Connected') {
-        everConnected = true;
-        return { connected: true, text: 'Connected' };
-      }
-      return {
-        connected: false,
-        text: everConnected ? 'Disconnected (recovering…)' : 'Disconnected (connecting…)',
-      };
-    }),
-  );
+  return environment.status$.pipe(map(render));
+}
+
+function render(status: ConnectionStatus): StatusView {
+  if (status.kind === 'connected') return { connected: true, text: 'Connected' };
+  const detail = describe(status);
+  const error = status.lastError === undefined ? '' : ` — ${status.lastError.message}`;
+  return { connected: false, text: `Disconnected (${detail})${error}` };
+}
+
+function describe(status: Exclude<ConnectionStatus, { kind: 'connected' }>): string {
+  switch (status.kind) {
+    case 'disconnected':
+      return 'not connected';
+    case 'connecting':
+      return 'connecting…';
+    case 'recovering': {
+      const next =
+        status.nextRetryInMs === undefined
+          ? ''
+          : `, next try in ${(status.nextRetryInMs / 1000).toFixed(1)} s`;
+      return `recovering: attempt ${status.attempt}${next}`;
+    }
+    case 'refreshing':
+      return 'refreshing…';
+    case 'retired':
+      return 'session retired by a refresh';
+    case 'closed':
+      return 'closed';
+  }
 }
