@@ -17,6 +17,7 @@ import {
   type NoiseRendezvousConnectProvider,
 } from '../registry/index.js';
 import { startDirectNoiseExecServer } from '../server/relay/index.js';
+import { bearerAuthorization } from '../transport/webSocketTransport.js';
 
 export interface Endpoint {
   /** For status and error lines, e.g. `ws://127.0.0.1:4321`. */
@@ -27,9 +28,13 @@ export interface Endpoint {
   close(): Promise<void>;
 }
 
-/** An executor somewhere else, reached over plain WebSocket. */
-export function remoteEndpoint(url: string): Endpoint {
-  return { label: url, params: webSocketUrl(url), close: async () => undefined };
+/**
+ * An executor somewhere else, reached over plain WebSocket; `bearerToken` goes in each
+ * upgrade's `Authorization` header (for `execrx serve`/`codex exec-server --ws-auth`).
+ */
+export function remoteEndpoint(url: string, bearerToken?: string): Endpoint {
+  const headers = bearerToken === undefined ? {} : { headers: bearerAuthorization(bearerToken) };
+  return { label: url, params: webSocketUrl(url, headers), close: async () => undefined };
 }
 
 /**

@@ -2,6 +2,7 @@
  * `execrx run`: run one command on an executor (a URL, or one embedded in this process),
  * stream its output as it arrives, forward stdin and Ctrl-C, and exit with its exit code.
  */
+import { readFileSync } from 'node:fs';
 import type { Command } from './command.js';
 import { formatOptions, parseOptions, type OptionSpec } from './parseOptions.js';
 import type { RunRequest, RunTarget } from './runProcess.js';
@@ -32,7 +33,14 @@ const OPTIONS: readonly OptionSpec[] = [
     name: 'token-env',
     kind: 'value',
     valueName: 'NAME',
-    description: 'Variable holding the registry bearer token (default CODEX_API_KEY)',
+    description:
+      'Variable holding the bearer token: for --url an executor started with --ws-auth, for --registry the registry (default CODEX_API_KEY)',
+  },
+  {
+    name: 'token-file',
+    kind: 'value',
+    valueName: 'PATH',
+    description: 'File holding the bearer token (trimmed), instead of --token-env',
   },
   {
     name: 'tty',
@@ -76,6 +84,7 @@ ${formatOptions(OPTIONS)}
 Examples:
   execrx run -- uname -a
   execrx run --url ws://127.0.0.1:4321 --cwd /tmp --env DEBUG=1 -- sh -c 'ls; echo $DEBUG'
+  execrx run --url ws://build-box:4321 --token-file ~/.execrx/token -- make
   CODEX_API_KEY=secret execrx run --registry http://127.0.0.1:8080 --environment-id dev -- ls
   printf 'one\\ntwo\\n' | execrx run -- head -n 1`;
 
@@ -123,19 +132,25 @@ function toRunTarget(parsed: ReturnType<typeof parseOptions>): RunTarget {
   const url = parsed.values.get('url');
   const registryUrl = parsed.values.get('registry');
   const environmentId = parsed.values.get('environment-id');
-  const tokenEnv = parsed.values.get('token-env');
   if (url !== undefined && registryUrl !== undefined) {
     throw new UsageError('--url and --registry exclude each other', 'run');
   }
   if (registryUrl === undefined) {
-    if (environmentId !== undefined || tokenEnv !== undefined) {
-      throw new UsageError('--environment-id and --token-env need --registry', 'run');
+    if (environmentId !== undefined) {
+      throw new UsageError('--environment-id needs --registry', 'run');
     }
-    if (url === undefined) return { kind: 'embedded' };
+    if (url === undefined) {
+      if (parsed.values.has('token-env') || parsed.values.has('token-file'))
+        throw new UsageError('--token-env and --token-file need --url or --registry', 'run');
+      return { kind: 'embedded' };
+    }
     if (!/^wss?:\/\//.test(url)) {
       throw new UsageError(`--url expects ws://HOST:PORT or wss://…, got \`${url}\``, 'run');
     }
-    return { kind: 'url', url };
+    const { token, variable } = bearerToken(parsed, undefined);
+    if (token === undefined && variable !== undefined)
+      throw new UsageError(`--token-env names ${variable}, which is empty or unset`, 'run');
+    return token === undefined ? { kind: 'url', url } : { kind: 'url', url, token };
   }
   if (!/^https?:\/\//.test(registryUrl)) {
     throw new UsageError(`--registry expects http(s)://HOST[:PORT], got \`${registryUrl}\``, 'run');
@@ -143,10 +158,38 @@ function toRunTarget(parsed: ReturnType<typeof parseOptions>): RunTarget {
   if (environmentId === undefined || environmentId.trim() === '') {
     throw new UsageError('--registry needs --environment-id', 'run');
   }
-  const variable = tokenEnv ?? 'CODEX_API_KEY';
-  const token = process.env[variable] ?? '';
-  if (token.trim() === '') {
+  const { token, variable } = bearerToken(parsed, 'CODEX_API_KEY');
+  if (token === undefined) {
     throw new UsageError(`--registry needs a bearer token in the ${variable} variable`, 'run');
   }
   return { kind: 'registry', registryUrl, environmentId, token };
+}
+
+/**
+ * The bearer token in `--token-file` or in the variable `--token-env` (else `defaultVariable`)
+ * names, trimmed, with the variable consulted; never taken from the command line itself,
+ * where `ps` would show it.
+ */
+function bearerToken(
+  parsed: ReturnType<typeof parseOptions>,
+  defaultVariable: string | undefined,
+): { token?: string; variable?: string } {
+  const file = parsed.values.get('token-file');
+  const variable = parsed.values.get('token-env');
+  if (file !== undefined && variable !== undefined)
+    throw new UsageError('--token-file and --token-env exclude each other', 'run');
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --token-file ${file}: ${(error as Error).message}`, 'run');
+    }
+    if (text.trim() === '') throw new UsageError(`--token-file ${file} is empty`, 'run');
+    return { token: text.trim() };
+  }
+  const name = variable ?? defaultVariable;
+  if (name === undefined) return {};
+  const token = (process.env[name] ?? '').trim();
+  return token === '' ? { variable: name } : { token, variable: name };
 }

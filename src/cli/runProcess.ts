@@ -23,7 +23,7 @@ const EXIT_TERMINATED = 143;
 
 /** Where a run goes: a ws:// executor, a registry's environment, or an embedded executor. */
 export type RunTarget =
-  | { readonly kind: 'url'; readonly url: string }
+  | { readonly kind: 'url'; readonly url: string; readonly token?: string }
   | {
       readonly kind: 'registry';
       readonly registryUrl: string;
@@ -117,7 +117,7 @@ async function runOn(
 function openEndpoint(target: RunTarget): Promise<Endpoint> {
   switch (target.kind) {
     case 'url':
-      return Promise.resolve(remoteEndpoint(target.url));
+      return Promise.resolve(remoteEndpoint(target.url, target.token));
     case 'registry':
       return Promise.resolve(
         registryEndpoint(target.registryUrl, target.environmentId, target.token),

@@ -9,3 +9,5 @@ export type { WarmUpOptions, WarmUpReport } from './warmUp.js';
 export { environmentInfo, EXECUTOR_CAPABILITIES } from './environmentInfo.js';
 export type { EnvironmentInfo } from './environmentInfo.js';
 export * from './relay/index.js';
+export { loadWebSocketAuth, webSocketAuthRefusal } from './webSocketAuth.js';
+export type { WebSocketAuth, WebSocketAuthFlags, WebSocketAuthMode } from './webSocketAuth.js';

@@ -2,6 +2,7 @@
  * The plain WebSocket transport (spec/protocol.md §1.1): one JSON-RPC message per WebSocket
  * message, Text frames out, Text or Binary (UTF-8) frames in, pings answered by `ws` itself.
  */
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { asyncScheduler, interval, Observable, type SchedulerLike } from 'rxjs';
 import WebSocket from 'ws';
 import {
@@ -28,6 +29,9 @@ import type { Transport } from './transport.js';
 export const MAX_OUTBOUND_FRAME_BYTES = 16 * 1024 * 1024;
 export const MAX_OUTBOUND_MESSAGE_BYTES = 64 * 1024 * 1024;
 
+/** At most this much of a refused upgrade's answer goes into the ConnectError. */
+const MAX_REFUSAL_TEXT_CHARS = 200;
+
 /** Default WebSocket open deadline (`CONNECT_TIMEOUT`, spec §18.1). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -36,6 +40,11 @@ export interface WebSocketConnectOptions {
   connectTimeoutMs?: number;
   /** Extra HTTP headers on the upgrade request (e.g. authorization). No `Origin` is ever sent. */
   headers?: Record<string, string>;
+  /**
+   * A capability token or signed JWT for an executor started with `--ws-auth`, sent as
+   * `Authorization: Bearer <token>` (the only place the executor reads it).
+   */
+  bearerToken?: string;
   /** Largest inbound message accepted; a bigger one drops the connection. Default: `ws` default (100 MiB). */
   maxPayloadBytes?: number;
   /** Scheduler for the connect deadline (tests pass a TestScheduler). */
@@ -47,6 +56,11 @@ export interface WebSocketTransportOptions {
   keepaliveIntervalMs?: number;
   /** Scheduler for the keepalive pings. */
   scheduler?: SchedulerLike;
+}
+
+/** The upgrade header that presents `token` to an executor started with `--ws-auth`. */
+export function bearerAuthorization(token: string): { authorization: string } {
+  return { authorization: `Bearer ${token}` };
 }
 
 /**
@@ -64,7 +78,10 @@ export function connectWebSocket(
     let socket: WebSocket;
     try {
       socket = new WebSocket(url, {
-        headers: options.headers,
+        headers:
+          options.bearerToken === undefined
+            ? options.headers
+            : { ...options.headers, ...bearerAuthorization(options.bearerToken) },
         perMessageDeflate: false,
         ...(options.maxPayloadBytes === undefined ? {} : { maxPayload: options.maxPayloadBytes }),
       });
@@ -116,10 +133,35 @@ export function connectWebSocket(
       socket.off('open', onOpen);
       socket.off('error', onConnectError);
       socket.off('close', onConnectClose);
+      socket.off('unexpected-response', onRefused);
+    };
+    // An HTTP refusal (e.g. 401 from an executor started with --ws-auth) is reported with the
+    // short text the executor answered, which names the cause.
+    const onRefused = (_request: ClientRequest, response: IncomingMessage): void => {
+      detachConnectListeners();
+      deadline.unsubscribe();
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (text: string) => {
+        if (body.length < MAX_REFUSAL_TEXT_CHARS) body += text;
+      });
+      const report = (): void => {
+        const text = body.trim().slice(0, MAX_REFUSAL_TEXT_CHARS);
+        subscriber.error(
+          new ConnectError(
+            `failed to connect to exec-server websocket \`${url}\`: HTTP ${response.statusCode}` +
+              (text === '' ? '' : `: ${text}`),
+          ),
+        );
+        socket.terminate();
+      };
+      response.once('end', report);
+      response.once('error', report);
     };
     socket.once('open', onOpen);
     socket.once('error', onConnectError);
     socket.once('close', onConnectClose);
+    socket.once('unexpected-response', onRefused);
 
     // Scheduled directly (not `timer(...).subscribe`): one action instead of an observable chain.
     const deadline = scheduler.schedule(() => {
