@@ -14,6 +14,12 @@ import type { ProcessStartParams } from './params.js';
 import { RpcFailure } from './rpcFailure.js';
 import { sandboxRequiresConfinement } from './sandboxPolicy.js';
 
+/**
+ * Processes one session may have running (or starting) at once; a start beyond it is refused
+ * (-32600) until one closes, and costs other sessions nothing (processLimits.spec.ts).
+ */
+export const MAX_LIVE_PROCESSES_PER_SESSION = 128;
+
 /** How long a closed process stays readable before its id is forgotten (spec §6.5). */
 export const CLOSED_PROCESS_RETENTION_MS = 30_000;
 
@@ -59,6 +65,11 @@ export class ProcessManager {
     const { processId } = params;
     if (this.entries.has(processId))
       throw RpcFailure.invalidRequest(`process ${processId} already exists`);
+    if (this.liveCount() >= MAX_LIVE_PROCESSES_PER_SESSION) {
+      throw RpcFailure.invalidRequest(
+        `at most ${MAX_LIVE_PROCESSES_PER_SESSION} processes may run per session; terminate one or wait for one to close`,
+      );
+    }
     const reservation: Starting = { state: 'starting', cancelled: false };
     this.entries.set(processId, reservation);
     const managed = new ManagedProcess(
@@ -93,6 +104,14 @@ export class ProcessManager {
     }
     this.entries.set(processId, { state: 'ready', process: managed });
     return { processId, sandboxType: 'none' };
+  }
+
+  private liveCount(): number {
+    let live = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.state === 'starting' || !entry.process.closed) live += 1;
+    }
+    return live;
   }
 
   /**
