@@ -3,7 +3,7 @@
  * Paths arrive as `file:` URIs. Requests whose `sandbox` asks for confinement are refused:
  * this executor has no platform sandbox.
  */
-import { constants } from 'node:fs';
+import { constants, lstatSync, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, relative, isAbsolute, dirname, basename } from 'node:path';
@@ -13,7 +13,6 @@ import { copyRegularFile, openWritable, writeAllAndClose } from './nonBlockingWr
 import { fsFailure } from './osError.js';
 import { PreformattedJson } from './preformattedJson.js';
 import { sandboxRequiresConfinement } from './sandboxPolicy.js';
-import { lstatFields, statFields } from './statFields.js';
 import { RpcFailure } from './rpcFailure.js';
 
 const { S_IFMT, S_IFLNK, S_IFDIR, S_IFREG } = constants;
@@ -163,9 +162,9 @@ export function getMetadata(params: {
   // microseconds, while a trip through the libuv thread pool (two thread hand-offs) cost
   // ~0.1-0.4 ms of latency on a loaded host.
   try {
-    const link = lstatFields(path);
+    const link = lstatSync(path);
     const isSymlink = (link.mode & S_IFMT) === S_IFLNK;
-    const target = isSymlink && params.followSymlinks !== false ? statFields(path) : link;
+    const target = isSymlink && params.followSymlinks !== false ? statSync(path) : link;
     const type = target.mode & S_IFMT;
     return new FileMetadata(
       type === S_IFDIR,
@@ -173,8 +172,8 @@ export function getMetadata(params: {
       isSymlink,
       target.size,
       // Observed on 0.169.0: a followed symlink reports createdAtMs 0.
-      target === link ? millis(link.createdAtMs) : 0,
-      millis(target.modifiedAtMs),
+      target === link ? millis(link.birthtimeMs) : 0,
+      millis(target.mtimeMs),
     );
   } catch (error) {
     throw fsFailure(error);
