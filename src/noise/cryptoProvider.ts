@@ -7,7 +7,10 @@
  * key array after handing it to a provider.
  */
 
-/** Source of random bytes. Tests inject a deterministic one (the vectors' DummyRng). */
+/**
+ * Source of random bytes, a fresh array per call (the handshake zeroes what it drew once used).
+ * Tests inject a deterministic one (the vectors' DummyRng).
+ */
 export type RandomSource = (length: number) => Uint8Array;
 
 export interface NoiseCryptoProvider {
