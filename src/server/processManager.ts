@@ -20,6 +20,12 @@ import { sandboxRequiresConfinement } from './sandboxPolicy.js';
  */
 export const MAX_LIVE_PROCESSES_PER_SESSION = 128;
 
+/**
+ * How long a resumed session's processes stay held (see ManagedProcess) when its client does
+ * not read them: a client that never calls `process/read` after resuming stalls them no longer.
+ */
+export const RESUME_CATCH_UP_MS = 10_000;
+
 /** How long a closed process stays readable before its id is forgotten (spec §6.5). */
 export const CLOSED_PROCESS_RETENTION_MS = 30_000;
 
@@ -53,6 +59,7 @@ export class ProcessManager {
   private readonly fifos = acquireSharedFifoStock();
   /** Output reading is paused while the attached connection is backed up. */
   private outputPaused = false;
+  private catchUpTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly notify: Notify) {}
 
@@ -104,6 +111,32 @@ export class ProcessManager {
     }
     this.entries.set(processId, { state: 'ready', process: managed });
     return { processId, sandboxType: 'none' };
+  }
+
+  /** The session detached: every process keeps what its client has not read. */
+  hold(): void {
+    this.clearCatchUp();
+    for (const process of this.readyProcesses()) process.hold();
+  }
+
+  /** The session was resumed: held processes wait for the client's reads, for a while. */
+  catchUp(): void {
+    this.clearCatchUp();
+    for (const process of this.readyProcesses()) process.catchUp();
+    this.catchUpTimer = setTimeout(() => {
+      this.catchUpTimer = undefined;
+      for (const process of this.readyProcesses()) process.endHold();
+    }, RESUME_CATCH_UP_MS);
+    this.catchUpTimer.unref();
+  }
+
+  private clearCatchUp(): void {
+    if (this.catchUpTimer) clearTimeout(this.catchUpTimer);
+    this.catchUpTimer = undefined;
+  }
+
+  private *readyProcesses(): Iterable<ManagedProcess> {
+    for (const entry of this.entries.values()) if (entry.state === 'ready') yield entry.process;
   }
 
   private liveCount(): number {
@@ -183,6 +216,7 @@ export class ProcessManager {
     const afterSeq = params.afterSeq ?? 0;
     const maxBytes = params.maxBytes ?? null;
     const deadline = Date.now() + (params.waitMs ?? 0);
+    this.ready(params.processId).acknowledge(afterSeq);
     for (;;) {
       const managed = this.ready(params.processId);
       const snapshot = managed.read(afterSeq, maxBytes);
@@ -253,6 +287,7 @@ export class ProcessManager {
       entry.process.release();
     }
     this.entries.clear();
+    this.clearCatchUp();
     for (const timer of this.retentionTimers) clearTimeout(timer);
     this.retentionTimers.clear();
     this.fifos.release();
