@@ -364,17 +364,18 @@ describe.each([
     if (executor === ours) assertBuilt();
   });
 
-  describe('capability-token from a file', () => {
-    let server: RunningExecServer;
+  /** Starts the executor with `flags` for the enclosing describe; returns a getter. */
+  function serving(flags: () => string[]): () => RunningExecServer {
+    let server: RunningExecServer | undefined;
     beforeAll(async () => {
-      server = await executor.start([
-        '--ws-auth',
-        'capability-token',
-        '--ws-token-file',
-        tokenFile,
-      ]);
+      server = await executor.start(flags());
     }, 60_000);
-    afterAll(() => server.stop());
+    afterAll(() => server?.stop());
+    return () => server as RunningExecServer;
+  }
+
+  describe('capability-token from a file', () => {
+    const served = serving(() => ['--ws-auth', 'capability-token', '--ws-token-file', tokenFile]);
 
     it.each([
       ['no Authorization', {}, refused(401, 'missing websocket bearer token')],
@@ -417,21 +418,23 @@ describe.each([
         refused(403, ''),
       ],
     ] as const)('answers an upgrade with %s', async (_case, headers, answer) => {
-      expect(await probeUpgrade(server.url, headers)).toEqual(answer);
+      expect(await probeUpgrade(served().url, headers)).toEqual(answer);
     });
 
     it('checks the token only once the request is an upgrade to /', async () => {
-      expect(await probeUpgrade(server.url, {}, '/readyz')).toEqual(refused(200, ''));
-      expect(await probeUpgrade(server.url, {}, `/?token=${TOKEN}`)).toEqual(
+      expect(await probeUpgrade(served().url, {}, '/readyz')).toEqual(refused(200, ''));
+      expect(await probeUpgrade(served().url, {}, `/?token=${TOKEN}`)).toEqual(
         refused(401, 'missing websocket bearer token'),
       );
-      expect(await probeUpgrade(server.url, {}, '/', false)).toEqual(
+      expect(await probeUpgrade(served().url, {}, '/', false)).toEqual(
         refused(400, "Connection header did not include 'upgrade'"),
       );
     });
 
     it('serves a client that presents the token (connectWebSocket bearerToken)', async () => {
-      const transport = await firstValueFrom(connectWebSocket(server.url, { bearerToken: TOKEN }));
+      const transport = await firstValueFrom(
+        connectWebSocket(served().url, { bearerToken: TOKEN }),
+      );
       const reply = firstValueFrom(
         transport.incoming$.pipe(
           filter((text) => text.includes('"id":1')),
@@ -450,65 +453,55 @@ describe.each([
   });
 
   describe('capability-token as a SHA-256 digest', () => {
-    let server: RunningExecServer;
-    beforeAll(async () => {
+    const served = serving(() => {
       const digest = createHash('sha256').update(TOKEN).digest('hex').toUpperCase();
-      server = await executor.start(['--ws-auth', 'capability-token', '--ws-token-sha256', digest]);
-    }, 60_000);
-    afterAll(() => server.stop());
+      return ['--ws-auth', 'capability-token', '--ws-token-sha256', digest];
+    });
 
     it('admits the token and refuses another', async () => {
-      expect(await probeUpgrade(server.url, { Authorization: `Bearer ${TOKEN}` })).toEqual(
+      expect(await probeUpgrade(served().url, { Authorization: `Bearer ${TOKEN}` })).toEqual(
         admitted,
       );
-      expect(await probeUpgrade(server.url, { Authorization: 'Bearer other' })).toEqual(
+      expect(await probeUpgrade(served().url, { Authorization: 'Bearer other' })).toEqual(
         refused(401, 'invalid websocket bearer token'),
       );
     });
   });
 
   describe('signed-bearer-token with an issuer and an audience', () => {
-    let server: RunningExecServer;
-    beforeAll(async () => {
-      server = await executor.start([
-        '--ws-auth',
-        'signed-bearer-token',
-        '--ws-shared-secret-file',
-        secretFile,
-        '--ws-issuer',
-        ISSUER,
-        '--ws-audience',
-        AUDIENCE,
-      ]);
-    }, 60_000);
-    afterAll(() => server.stop());
+    const served = serving(() => [
+      '--ws-auth',
+      'signed-bearer-token',
+      '--ws-shared-secret-file',
+      secretFile,
+      '--ws-issuer',
+      ISSUER,
+      '--ws-audience',
+      AUDIENCE,
+    ]);
 
     it.each(SIGNED_CASES)('answers %s', async (_case, token, answer) => {
-      expect(await probeUpgrade(server.url, { Authorization: `Bearer ${token()}` })).toEqual(
+      expect(await probeUpgrade(served().url, { Authorization: `Bearer ${token()}` })).toEqual(
         answer,
       );
     });
 
     it('asks for a token', async () => {
-      expect(await probeUpgrade(server.url)).toEqual(
+      expect(await probeUpgrade(served().url)).toEqual(
         refused(401, 'missing websocket bearer token'),
       );
     });
   });
 
   describe('signed-bearer-token with no skew, issuer or audience', () => {
-    let server: RunningExecServer;
-    beforeAll(async () => {
-      server = await executor.start([
-        '--ws-auth',
-        'signed-bearer-token',
-        '--ws-shared-secret-file',
-        secretFile,
-        '--ws-max-clock-skew-seconds',
-        '0',
-      ]);
-    }, 60_000);
-    afterAll(() => server.stop());
+    const served = serving(() => [
+      '--ws-auth',
+      'signed-bearer-token',
+      '--ws-shared-secret-file',
+      secretFile,
+      '--ws-max-clock-skew-seconds',
+      '0',
+    ]);
 
     it.each([
       ['an expiry 20 s ago', () => ({ exp: now() - 20 }), refused(401, 'expired websocket jwt')],
@@ -520,7 +513,9 @@ describe.each([
       ['any issuer and audience', () => ({ exp: now() + 60, iss: 'a', aud: 'b' }), admitted],
     ] as const)('answers %s', async (_case, payload, answer) => {
       const token = signJwt(SECRET, payload());
-      expect(await probeUpgrade(server.url, { Authorization: `Bearer ${token}` })).toEqual(answer);
+      expect(await probeUpgrade(served().url, { Authorization: `Bearer ${token}` })).toEqual(
+        answer,
+      );
     });
   });
 
