@@ -1,11 +1,16 @@
 /**
  * Per-session and per-connection limits of the executor (issue #14, "bounded resources"):
- * MAX_LIVE_PROCESSES_PER_SESSION running processes, MAX_OPEN_FILE_HANDLES open file handles.
+ * MAX_LIVE_PROCESSES_PER_SESSION running processes, MAX_OPEN_FILE_HANDLES open file handles,
+ * MAX_PENDING_REQUESTS requests awaiting an answer.
  * One more is refused with a clear -32600, other clients are not affected, and freeing one
  * makes room again.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pathToFileUri } from '../../src/protocol/pathUri.js';
+import {
+  MAX_PENDING_REQUESTS,
+  TOO_MANY_PENDING_REQUESTS,
+} from '../../src/server/connectionProcessor.js';
 import { MAX_OPEN_FILE_HANDLES } from '../../src/server/fileHandles.js';
 import { MAX_LIVE_PROCESSES_PER_SESSION } from '../../src/server/processManager.js';
 import type { RunningExecServer } from '../support/codexExecServer.js';
@@ -64,6 +69,26 @@ describe('file handles per connection', () => {
     await other.call('fs/open', { handleId: 'elsewhere', path, mode: 'read' });
     await hog.call('fs/close', { handleId: 'h0' });
     await hog.call('fs/open', { handleId: 'in-its-place', path, mode: 'read' });
+    await Promise.all([hog.terminate(), other.terminate()]);
+  }, 60_000);
+});
+
+describe('requests awaiting an answer per connection', () => {
+  it('refuses one more at once, answers the waiting ones, and leaves other connections alone', async () => {
+    const hog = await RawClient.connect(server.url);
+    await hog.handshake();
+    await hog.call('process/start', startParams('quiet', ['sleep', '60']));
+    const read = { processId: 'quiet', afterSeq: 0, maxBytes: null, waitMs: 3_000 };
+    const waiting = Array.from({ length: MAX_PENDING_REQUESTS }, () =>
+      hog.post('process/read', read),
+    );
+    const refused = await hog.request('process/read', read, 2_000);
+    expect(refused.error).toEqual({ code: -32600, message: TOO_MANY_PENDING_REQUESTS });
+    const other = await RawClient.connect(server.url);
+    await other.handshake();
+    expect(await other.call('environment/info', null, 2_000)).toHaveProperty('shell');
+    for (const id of waiting) expect((await hog.response(id, 30_000)).error).toBeUndefined();
+    await hog.call('process/read', { ...read, waitMs: 0 });
     await Promise.all([hog.terminate(), other.terminate()]);
   }, 60_000);
 });

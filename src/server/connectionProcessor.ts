@@ -44,8 +44,13 @@ class UndecodableMessage {
 
 const decodeInitializeParams = paramsDecoder(InitializeParams);
 
+/** Requests one connection may have awaiting an answer; one more is refused (-32600). */
+export const MAX_PENDING_REQUESTS = 1024;
+export const TOO_MANY_PENDING_REQUESTS = `at most ${MAX_PENDING_REQUESTS} requests may await an answer per connection; wait for some to complete`;
+
 export class ConnectionProcessor implements SessionOwner {
   private session: Session | undefined;
+  private pendingRequests = 0;
   private initializeDone = false;
   private initialized = false;
   private closed = false;
@@ -199,6 +204,11 @@ export class ConnectionProcessor implements SessionOwner {
    * the returned promise (only for asynchronous handlers) settles once the reply is sent.
    */
   private handleRequest(id: RequestId, method: string, params: unknown): Promise<void> | undefined {
+    // Bounds the work one peer keeps in flight (executorLimits.spec.ts).
+    if (this.pendingRequests >= MAX_PENDING_REQUESTS) {
+      this.replyError(id, RpcFailure.invalidRequest(TOO_MANY_PENDING_REQUESTS));
+      return;
+    }
     let result: unknown;
     try {
       result = method === 'initialize' ? this.initialize(params) : this.dispatch(method, params);
@@ -210,10 +220,13 @@ export class ConnectionProcessor implements SessionOwner {
       this.writeResult(id, result);
       return;
     }
-    return Promise.resolve(result).then(
-      (value) => this.writeResult(id, value),
-      (error: unknown) => this.replyFailure(id, error),
-    );
+    this.pendingRequests += 1;
+    return Promise.resolve(result)
+      .then(
+        (value) => this.writeResult(id, value),
+        (error: unknown) => this.replyFailure(id, error),
+      )
+      .finally(() => (this.pendingRequests -= 1));
   }
 
   private replyFailure(id: RequestId, error: unknown): void {
