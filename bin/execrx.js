@@ -1,9 +1,5 @@
 #!/usr/bin/env node
-import { applyEngineFlags } from '../dist/cli/engineFlags.js';
-
 const argv = process.argv.slice(2);
-// Engine flags only apply to code compiled after them: set them before the CLI loads.
-applyEngineFlags(argv);
 // The CLI in one file (scripts/bundle-cli.mjs): much quicker to load than its modules.
 const { main } = await import('../dist/cli/main.bundle.js');
 

@@ -3,9 +3,6 @@
  * `src/cli` in place of the compiled `dist/cli`.
  * `node --import tsx bench/support/serveTsExecutor.ts serve --listen ws://127.0.0.1:0`
  */
-import { applyEngineFlags } from '../../src/cli/engineFlags.js';
-
 const argv = process.argv.slice(2);
-applyEngineFlags(argv);
 const { main } = await import('../../src/cli/main.js');
 process.exit(await main(argv));

@@ -48,6 +48,7 @@ describe('execrx help', () => {
       '--registry',
       '--environment-id',
       '--token-env',
+      '--token-file',
       '--tty',
       '--cwd',
       '--env',
@@ -60,9 +61,24 @@ describe('execrx help', () => {
 
   it('documents every serve and rendezvous option', async () => {
     const serve = (await runMain(['serve', '--help'])).stdout;
-    for (const option of ['--listen', '--noise', '--remote', '--environment-id', '--api-key-env']) {
+    for (const option of [
+      '--listen',
+      '--noise',
+      '--remote',
+      '--environment-id',
+      '--api-key-env',
+      '--ws-auth',
+      '--ws-token-file',
+      '--ws-token-sha256',
+      '--ws-shared-secret-file',
+      '--ws-issuer',
+      '--ws-audience',
+      '--ws-max-clock-skew-seconds',
+      '--insecure-no-auth',
+    ]) {
       expect(serve).toContain(option);
     }
+    expect(serve).not.toMatch(/serve --listen ws:\/\/0\.0\.0\.0:\d+\n/);
     const rendezvous = (await runMain(['rendezvous', '--help'])).stdout;
     for (const option of ['--listen', '--executor-token', '--harness-token', '--public-url']) {
       expect(rendezvous).toContain(option);
@@ -92,6 +108,38 @@ describe('execrx usage errors (exit code 2, one line with a hint)', () => {
     ],
     [['serve', 'extra'], 'unexpected argument `extra` (see `execrx serve --help`)'],
     [
+      ['serve', '--listen', 'ws://0.0.0.0:0'],
+      'refusing to serve ws://0.0.0.0:0 without authentication: anyone who reaches it runs commands as this user. Pass --ws-auth capability-token --ws-token-file PATH (or signed-bearer-token), or --insecure-no-auth on a network you trust (see `execrx serve --help`)',
+    ],
+    [
+      ['serve', '--noise', '--listen', 'ws://[::]:0'],
+      'refusing to serve ws://[::]:0 without authentication: anyone who reaches it runs commands as this user. Pass --ws-auth capability-token --ws-token-file PATH (or signed-bearer-token), or --insecure-no-auth on a network you trust (see `execrx serve --help`)',
+    ],
+    [
+      ['serve', '--ws-auth', 'capability-token', '--insecure-no-auth'],
+      '--insecure-no-auth contradicts --ws-auth (see `execrx serve --help`)',
+    ],
+    [
+      ['serve', '--ws-auth', 'bogus'],
+      "invalid value 'bogus' for '--ws-auth <MODE>' [possible values: capability-token, signed-bearer-token] (see `execrx serve --help`)",
+    ],
+    [
+      ['serve', '--noise', '--ws-auth', 'capability-token'],
+      '--ws-auth applies to plain ws:// serving, not --noise (see `execrx serve --help`)',
+    ],
+    [
+      ['run', '--token-env', 'T', 'true'],
+      '--token-env and --token-file need --url or --registry (see `execrx run --help`)',
+    ],
+    [
+      ['run', '--url', 'ws://x', '--token-env', 'T', '--token-file', 'f', 'true'],
+      '--token-file and --token-env exclude each other (see `execrx run --help`)',
+    ],
+    [
+      ['run', '--url', 'ws://x', '--token-env', 'EXECRX_UNSET_VAR', 'true'],
+      '--token-env names EXECRX_UNSET_VAR, which is empty or unset (see `execrx run --help`)',
+    ],
+    [
       ['run', '--url', 'ws://x', '--registry', 'http://x', 'true'],
       '--url and --registry exclude each other (see `execrx run --help`)',
     ],
@@ -105,7 +153,7 @@ describe('execrx usage errors (exit code 2, one line with a hint)', () => {
     ],
     [
       ['run', '--environment-id', 'e', 'true'],
-      '--environment-id and --token-env need --registry (see `execrx run --help`)',
+      '--environment-id needs --registry (see `execrx run --help`)',
     ],
     [
       [

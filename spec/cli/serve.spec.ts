@@ -1,4 +1,7 @@
 /** `execrx serve` and `execrx run --url` against it, both as child processes. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
 
@@ -91,5 +94,59 @@ describe('execrx run --url', () => {
       /^execrx: could not reconnect to ws:\/\/127\.0\.0\.1:\d+: .*unknown session id/,
     );
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('execrx serve --ws-auth with execrx run --token-file / --token-env', () => {
+  it('serves a client that presents the token from a file or a variable, and only such', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'execrx-token-'));
+    try {
+      const tokenFile = join(dir, 'token');
+      writeFileSync(tokenFile, 'the-capability-token\n');
+      const wrongFile = join(dir, 'wrong');
+      writeFileSync(wrongFile, 'not-it');
+      const server = startCli([
+        'serve',
+        '--no-warm-up',
+        '--ws-auth',
+        'capability-token',
+        '--ws-token-file',
+        tokenFile,
+      ]);
+      const [url] = (await server.stdoutLines(1)) as [string];
+      const command = ['--', 'sh', '-c', 'echo in'];
+      const [fromFile, fromVariable, without, wrong] = await Promise.all([
+        runCli(['run', '--url', url, '--token-file', tokenFile, ...command]),
+        runCli(['run', '--url', url, '--token-env', 'EXECRX_TOKEN', ...command], {
+          env: { EXECRX_TOKEN: 'the-capability-token' },
+        }),
+        runCli(['run', '--url', url, ...command]),
+        runCli(['run', '--url', url, '--token-file', wrongFile, ...command]),
+      ]);
+      expect(fromFile).toMatchObject({ code: 0, stdout: 'in\n' });
+      expect(fromVariable).toMatchObject({ code: 0, stdout: 'in\n' });
+      expect(without).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `execrx: failed to connect to exec-server websocket \`${url}\`: HTTP 401: missing websocket bearer token\n`,
+      });
+      expect(wrong).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `execrx: failed to connect to exec-server websocket \`${url}\`: HTTP 401: invalid websocket bearer token\n`,
+      });
+      server.child.kill('SIGTERM');
+      expect(await server.result).toMatchObject({ code: 0 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves loopback with --insecure-no-auth as without it', async () => {
+    const server = startCli(['serve', '--no-warm-up', '--insecure-no-auth']);
+    const [url] = (await server.stdoutLines(1)) as [string];
+    expect(await runCli(['run', '--url', url, '--', 'true'])).toMatchObject({ code: 0 });
+    server.child.kill('SIGTERM');
+    expect(await server.result).toMatchObject({ code: 0 });
   });
 });

@@ -842,7 +842,7 @@ describe('recovery', () => {
     next.executor.respond(next.executor.take('process/terminate'), { running: true });
     expect(client.state).toBe('connected');
     expect((events.error as Error).message).toBe(
-      'failed to recover process p1: process events are no longer retained while recovering through sequence 5',
+      'failed to recover process p1: process events are no longer retained while recovering through sequence 5: the executor discarded output produced while this client was away (codex exec-server keeps only the newest 1 MiB of each process), so the stream cannot continue without a gap',
     );
   });
 

@@ -196,7 +196,7 @@ describe('ProcessEventLog.recover', () => {
   it('fails when retained output was evicted', () => {
     const log = new ProcessEventLog('p');
     expect(() => log.recover(snapshot({ chunks: [out(3)], nextSeq: 4 }))).toThrow(
-      'process events are no longer retained while recovering through sequence 3',
+      'process events are no longer retained while recovering through sequence 3: the executor discarded output produced while this client was away (codex exec-server keeps only the newest 1 MiB of each process), so the stream cannot continue without a gap',
     );
   });
 

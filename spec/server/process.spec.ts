@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
 import { startTsExecServer } from '../support/tsExecServer.js';
 import { b64, outputText, RawClient, startParams, type WireMessage } from './rawClient.js';
+import { RETAINED_OUTPUT_BYTES } from '../../src/server/managedProcess.js';
 
 let ours: RunningExecServer;
 let binary: RunningExecServer;
@@ -186,11 +187,11 @@ describe('late output and retention', () => {
     expect(mine).toEqual(theirs);
   });
 
-  it('retains at most 1 MiB of output per process, evicting the oldest chunks', async () => {
+  it('retains at most RETAINED_OUTPUT_BYTES of output per process, evicting the oldest chunks while attached', async () => {
     const client = await connect();
     await client.call(
       'process/start',
-      startParams('flood', ['sh', '-c', 'head -c 1500000 /dev/zero']),
+      startParams('flood', ['sh', '-c', `head -c ${RETAINED_OUTPUT_BYTES + 500_000} /dev/zero`]),
     );
     await client.waitClosedNotification('flood', 10_000);
     const events = client.processEvents('flood');
@@ -202,8 +203,8 @@ describe('late output and retention', () => {
       },
     );
     const retained = read.chunks.reduce((sum, c) => sum + Buffer.from(c.chunk, 'base64').length, 0);
-    expect(retained).toBeLessThanOrEqual(1024 * 1024);
-    expect(retained).toBeGreaterThan(1024 * 1024 - 8192);
+    expect(retained).toBeLessThanOrEqual(RETAINED_OUTPUT_BYTES);
+    expect(retained).toBeGreaterThan(RETAINED_OUTPUT_BYTES - 70_000);
     expect(read.chunks[0]?.seq).toBeGreaterThan(1);
     expect(read.chunks.at(-1)?.seq).toBe(events.length - 2);
     expect(read.nextSeq).toBe(events.length + 1);

@@ -11,6 +11,8 @@ export interface DroppingProxy {
   readonly connections: number;
   /** Resets every open connection (both sides). */
   drop(): void;
+  /** Resets every open connection and refuses new ones for `ms` (an outage). */
+  cutFor(ms: number): void;
   /** Destroys every open connection and stops listening. */
   close(): Promise<void>;
 }
@@ -19,7 +21,13 @@ export async function startDroppingProxy(upstreamUrl: string): Promise<DroppingP
   const upstream = new URL(upstreamUrl);
   const sockets = new Set<Socket>();
   let connections = 0;
+  let downUntil = 0;
   const server = createServer((downstream) => {
+    if (Date.now() < downUntil) {
+      downstream.on('error', () => undefined);
+      downstream.resetAndDestroy();
+      return;
+    }
     connections += 1;
     const up = connect(Number(upstream.port), upstream.hostname);
     for (const socket of [downstream, up]) {
@@ -36,6 +44,10 @@ export async function startDroppingProxy(upstreamUrl: string): Promise<DroppingP
       return connections;
     },
     drop: () => {
+      for (const socket of sockets) socket.resetAndDestroy();
+    },
+    cutFor: (ms: number) => {
+      downUntil = Date.now() + ms;
       for (const socket of sockets) socket.resetAndDestroy();
     },
     close: () =>

@@ -142,6 +142,29 @@ describe('connectWebSocket', () => {
     expect(request.headers.authorization).toBe('Bearer token-1');
   });
 
+  it('sends a bearer token, and names a refusal by the text the server answered', async () => {
+    const server = createServer();
+    server.on('upgrade', (request, socket: Socket) => {
+      const body =
+        request.headers.authorization === 'Bearer right' ? 'odd' : 'invalid websocket bearer token';
+      socket.end(`HTTP/1.1 401 Unauthorized\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const wrong = await firstValueFrom(connectWebSocket(url, { bearerToken: 'wrong' })).catch(
+      (e: unknown) => e,
+    );
+    expect(wrong).toBeInstanceOf(ConnectError);
+    expect((wrong as Error).message).toBe(
+      `failed to connect to exec-server websocket \`${url}\`: HTTP 401: invalid websocket bearer token`,
+    );
+    const right = await firstValueFrom(connectWebSocket(url, { bearerToken: 'right' })).catch(
+      (e: unknown) => e,
+    );
+    expect((right as Error).message).toMatch(/HTTP 401: odd$/);
+  });
+
   it('fails with ConnectError when the connection is refused', async () => {
     const probe = await startServer();
     const url = probe.url;
@@ -164,7 +187,7 @@ describe('connectWebSocket', () => {
     const rejected = await firstValueFrom(connectWebSocket(url)).catch((e: unknown) => e);
     expect(rejected).toBeInstanceOf(ConnectError);
     expect((rejected as Error).message).toBe(
-      `failed to connect to exec-server websocket \`${url}\`: Unexpected server response: 401`,
+      `failed to connect to exec-server websocket \`${url}\`: HTTP 401`,
     );
     const malformed = await firstValueFrom(connectWebSocket('not a url')).catch((e: unknown) => e);
     expect(malformed).toBeInstanceOf(ConnectError);

@@ -24,6 +24,7 @@ import {
 } from '../registry/index.js';
 import { startLocalExecutor } from '../server/localExecutor.js';
 import { startDirectNoiseExecServer } from '../server/relay/index.js';
+import { bearerAuthorization } from '../transport/webSocketTransport.js';
 import { UsageError } from './usageError.js';
 
 /** The environment layer's owner of one environment's session. */
@@ -51,9 +52,10 @@ function paramsEndpoint(
   return { label, open: () => new LazyRemoteExecServerClient(params), close };
 }
 
-/** An executor somewhere else, reached over plain WebSocket. */
-export function remoteEndpoint(url: string): Endpoint {
-  return paramsEndpoint(url, webSocketUrl(url));
+/** An executor somewhere else, reached over plain WebSocket (with a bearer token for `--ws-auth`). */
+export function remoteEndpoint(url: string, bearerToken?: string): Endpoint {
+  const options = bearerToken === undefined ? {} : { headers: bearerAuthorization(bearerToken) };
+  return paramsEndpoint(url, webSocketUrl(url, options));
 }
 
 /**
@@ -144,7 +146,7 @@ export async function startEmbeddedEndpoint(): Promise<Endpoint> {
 
 /** Where a command goes: a ws:// executor, a registry's environment, an embedded executor, or an environment of the user's Codex setup. */
 export type EndpointTarget =
-  | { readonly kind: 'url'; readonly url: string }
+  | { readonly kind: 'url'; readonly url: string; readonly token?: string }
   | {
       readonly kind: 'registry';
       readonly registryUrl: string;
@@ -158,7 +160,7 @@ export type EndpointTarget =
 export function openEndpoint(target: EndpointTarget, command: string): Promise<Endpoint> {
   switch (target.kind) {
     case 'url':
-      return Promise.resolve(remoteEndpoint(target.url));
+      return Promise.resolve(remoteEndpoint(target.url, target.token));
     case 'registry':
       return Promise.resolve(
         registryEndpoint(target.registryUrl, target.environmentId, target.token),

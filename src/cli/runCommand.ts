@@ -52,6 +52,7 @@ ${formatOptions(OPTIONS)}
 Examples:
   execrx run -- uname -a
   execrx run --url ws://127.0.0.1:4321 --cwd /tmp --env DEBUG=1 -- sh -c 'ls; echo $DEBUG'
+  execrx run --url ws://build-box:4321 --token-file ~/.execrx/token -- make
   CODEX_API_KEY=secret execrx run --registry http://127.0.0.1:8080 --environment-id dev -- ls
   execrx run --environment devbox -- ls    # [[environments]] id = "devbox" in $CODEX_HOME/environments.toml
   printf 'one\\ntwo\\n' | execrx run -- head -n 1`;

@@ -13,6 +13,12 @@ import {
   type ParsedOptions,
 } from './parseOptions.js';
 import { UsageError } from './usageError.js';
+import type { ListenAddress } from '../server/execServer.js';
+import type {
+  WebSocketAuth,
+  WebSocketAuthFlags,
+  WebSocketAuthMode,
+} from '../server/webSocketAuth.js';
 
 const DEFAULT_LISTEN = 'ws://127.0.0.1:0';
 const DEFAULT_API_KEY_ENV = 'CODEX_API_KEY';
@@ -78,6 +84,55 @@ const OPTIONS: readonly OptionSpec[] = [
     description: 'The bubblewrap binary for sandboxed requests (default: bwrap on PATH)',
   },
   {
+    name: 'ws-auth',
+    kind: 'value',
+    valueName: 'MODE',
+    description:
+      'Ask every WebSocket client for a credential: capability-token or signed-bearer-token',
+  },
+  {
+    name: 'ws-token-file',
+    kind: 'value',
+    valueName: 'PATH',
+    description: 'capability-token: file holding the token (trimmed)',
+  },
+  {
+    name: 'ws-token-sha256',
+    kind: 'value',
+    valueName: 'HEX',
+    description: 'capability-token: SHA-256 of the token, instead of --ws-token-file',
+  },
+  {
+    name: 'ws-shared-secret-file',
+    kind: 'value',
+    valueName: 'PATH',
+    description: 'signed-bearer-token: file holding the HS256 secret (at least 32 bytes)',
+  },
+  {
+    name: 'ws-issuer',
+    kind: 'value',
+    valueName: 'ISSUER',
+    description: 'signed-bearer-token: required `iss` claim',
+  },
+  {
+    name: 'ws-audience',
+    kind: 'value',
+    valueName: 'AUDIENCE',
+    description: 'signed-bearer-token: required `aud` claim',
+  },
+  {
+    name: 'ws-max-clock-skew-seconds',
+    kind: 'value',
+    valueName: 'SECONDS',
+    description: 'signed-bearer-token: slack on `exp` and `nbf` (default 30)',
+  },
+  {
+    name: 'insecure-no-auth',
+    kind: 'flag',
+    description:
+      'Serve a non-loopback address without --ws-auth (anyone reaching it runs commands)',
+  },
+  {
     name: 'api-key-env',
     kind: 'value',
     valueName: 'NAME',
@@ -86,6 +141,7 @@ const OPTIONS: readonly OptionSpec[] = [
 ];
 
 const HELP = `Usage: execrx serve [--listen ws://IP:PORT|stdio] [--noise] [--no-warm-up]
+       execrx serve --listen ws://IP:PORT --ws-auth MODE [--ws-token-file PATH | ...]
        execrx serve --remote URL --environment-id ID [--api-key-env NAME] [--no-warm-up]
                     [--exit-on-stdin-close]
        execrx serve forward --remote URL --environment-id ID --connect ws://HOST:PORT
@@ -101,6 +157,13 @@ already optimised when the first client comes (cheap requests answer ~7% sooner)
 With a ws:// address it prints the bound URL (e.g. ws://127.0.0.1:4321) as the first
 line on stdout and runs until interrupted; with stdio it speaks newline-delimited JSON
 on stdin/stdout and stops at the end of stdin.
+
+Whoever reaches a ws:// executor runs commands as this user. With --ws-auth (the flags of
+\`codex exec-server\`) every WebSocket upgrade must carry \`Authorization: Bearer <token>\`:
+a capability token (--ws-token-file or --ws-token-sha256) or an HS256 JWT signed with
+--ws-shared-secret-file; others get HTTP 401. Clients pass the token with
+\`execrx run --token-file PATH\` or \`--token-env NAME\`. A non-loopback address is refused
+without --ws-auth unless --insecure-no-auth says the network is trusted.
 
 With --noise it accepts Noise-encrypted relay sockets instead (any harness key is
 admitted). Line 1 is the URL, line 2 a JSON object with the environmentId,
@@ -124,7 +187,8 @@ Options:
 ${formatOptions(OPTIONS)}
 
 Examples:
-  execrx serve --listen ws://0.0.0.0:4321
+  execrx serve --listen ws://127.0.0.1:4321
+  execrx serve --listen ws://0.0.0.0:4321 --ws-auth capability-token --ws-token-file ~/.execrx/token
   execrx serve --noise
   CODEX_API_KEY=secret execrx serve --remote http://127.0.0.1:8080 --environment-id dev`;
 
@@ -165,12 +229,19 @@ export const serveCommand: Command = {
     if (parsed.values.has('concurrent-requests') && parsed.flags.has('noise')) {
       throw new UsageError('--concurrent-requests applies to plain --listen mode only', 'serve');
     }
+    const authFlags = webSocketAuthFlags(parsed);
+    if (authFlags?.mode !== undefined && parsed.flags.has('insecure-no-auth')) {
+      throw new UsageError('--insecure-no-auth contradicts --ws-auth', 'serve');
+    }
     if (parsed.flags.has('noise')) {
       if (!listen.startsWith('ws://')) {
         throw new UsageError(`--noise listens on ws://IP:PORT only, got \`${listen}\``, 'serve');
       }
+      if (authFlags !== undefined) {
+        throw new UsageError('--ws-auth applies to plain ws:// serving, not --noise', 'serve');
+      }
       const { serveDirectNoise } = await import('./serveNoise.js');
-      return checkListenThenServe(listen, warmUpFirst, () =>
+      return checkListenThenServe(listen, parsed, false, warmUpFirst, () =>
         serveDirectNoise({ listen, environmentId }, streams),
       );
     }
@@ -178,10 +249,19 @@ export const serveCommand: Command = {
       throw new UsageError('--environment-id needs --remote or --noise', 'serve');
     }
     const concurrentRequests = concurrentRequestsOption(parsed);
+    // Read (and check) the secrets before warming up; failures exit 1 with the binary's text.
+    const { loadWebSocketAuth } = await import('../server/webSocketAuth.js');
+    const webSocketAuth = loadWebSocketAuth(authFlags ?? {});
+    if (webSocketAuth !== undefined && !listen.startsWith('ws://'))
+      throw new Error('WebSocket auth requires a WebSocket listener, not stdio');
     // stdio serves one parent process, which is waiting for it: no warm-up.
     const warmUpUnlessStdio = listen.startsWith('ws://') ? warmUpFirst : async () => undefined;
-    return checkListenThenServe(listen, warmUpUnlessStdio, () =>
-      servePlain(listen, concurrentRequests, streams),
+    return checkListenThenServe(
+      listen,
+      parsed,
+      webSocketAuth !== undefined,
+      warmUpUnlessStdio,
+      () => servePlain({ listen, webSocketAuth, concurrentRequests }, streams),
     );
   },
 };
@@ -202,6 +282,40 @@ async function applySandboxOptions(parsed: ParsedOptions): Promise<void> {
   const { configureSandbox } = await import('../server/sandbox/launcher.js');
   configureSandbox({ pidNamespace: mode, bwrapPath });
 }
+
+const AUTH_MODES: readonly WebSocketAuthMode[] = ['capability-token', 'signed-bearer-token'];
+
+/** The `--ws-*` flags, or undefined when none is given. */
+function webSocketAuthFlags(parsed: ParsedOptions): WebSocketAuthFlags | undefined {
+  const value = (name: string): string | undefined => parsed.values.get(name);
+  const mode = value('ws-auth');
+  if (mode !== undefined && !AUTH_MODES.includes(mode as WebSocketAuthMode)) {
+    throw new UsageError(
+      `invalid value '${mode}' for '--ws-auth <MODE>' [possible values: ${AUTH_MODES.join(', ')}]`,
+      'serve',
+    );
+  }
+  const skew = value('ws-max-clock-skew-seconds');
+  if (skew !== undefined && !/^\d{1,15}$/.test(skew)) {
+    throw new UsageError(
+      `invalid value '${skew}' for '--ws-max-clock-skew-seconds <SECONDS>': expected a whole number of seconds`,
+      'serve',
+    );
+  }
+  const flags: WebSocketAuthFlags = {
+    ...(mode === undefined ? {} : { mode: mode as WebSocketAuthMode }),
+    ...optional('tokenFile', value('ws-token-file')),
+    ...optional('tokenSha256', value('ws-token-sha256')),
+    ...optional('sharedSecretFile', value('ws-shared-secret-file')),
+    ...optional('issuer', value('ws-issuer')),
+    ...optional('audience', value('ws-audience')),
+    ...(skew === undefined ? {} : { maxClockSkewSeconds: Number(skew) }),
+  };
+  return Object.keys(flags).length === 0 ? undefined : flags;
+}
+
+const optional = <K extends string>(key: K, value: string | undefined) =>
+  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
 
 /** Warms the executor code (server/warmUp.ts); a failure is reported and serving goes on. */
 async function warmUp(streams: Parameters<Command['run']>[1]): Promise<void> {
@@ -254,18 +368,31 @@ function remoteOptions(
 
 /**
  * Checks `listen` (bad addresses get the binary's texts from parseListenUrl, as usage
- * errors), then warms up and serves.
+ * errors) and refuses a non-loopback address without authentication unless
+ * `--insecure-no-auth` is given; then warms up and serves.
  */
 async function checkListenThenServe(
   listen: string,
+  parsed: ParsedOptions,
+  authenticated: boolean,
   warmUpFirst: () => Promise<void>,
   serve: () => Promise<number>,
 ): Promise<number> {
   const { parseListenUrl } = await import('../server/execServer.js');
+  let address: ListenAddress;
   try {
-    parseListenUrl(listen);
+    address = parseListenUrl(listen);
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error), 'serve');
+  }
+  const insecure = parsed.flags.has('insecure-no-auth');
+  if (address.kind === 'websocket' && !isLoopback(address.host) && !authenticated && !insecure) {
+    throw new UsageError(
+      `refusing to serve ${listen} without authentication: anyone who reaches it runs ` +
+        'commands as this user. Pass --ws-auth capability-token --ws-token-file PATH (or ' +
+        'signed-bearer-token), or --insecure-no-auth on a network you trust',
+      'serve',
+    );
   }
   await warmUpFirst();
   return serve();
@@ -287,17 +414,29 @@ function concurrentRequestsOption(parsed: ParsedOptions): number | undefined {
   return count;
 }
 
+/** 127.0.0.0/8 and ::1 (also as IPv4-mapped IPv6). */
+function isLoopback(host: string): boolean {
+  const v4 = host.toLowerCase().replace(/^::ffff:/, '');
+  return /^127\.\d+\.\d+\.\d+$/.test(v4) || host === '::1' || /^(0+:){7}0*1$/.test(host);
+}
+
 async function servePlain(
-  listen: string,
-  concurrentRequests: number | undefined,
+  options: {
+    listen: string;
+    webSocketAuth: WebSocketAuth | undefined;
+    concurrentRequests: number | undefined;
+  },
   streams: Parameters<Command['run']>[1],
 ): Promise<number> {
   const { startExecServer } = await import('../server/execServer.js');
   const server = await startExecServer({
-    listen,
+    listen: options.listen,
     input: streams.stdin,
     output: streams.stdout,
-    concurrentRequests,
+    ...(options.webSocketAuth === undefined ? {} : { webSocketAuth: options.webSocketAuth }),
+    ...(options.concurrentRequests === undefined
+      ? {}
+      : { concurrentRequests: options.concurrentRequests }),
   });
   if (server.url !== 'stdio') streams.stdout.write(`${server.url}\n`);
   const stop = (): void => void server.close();

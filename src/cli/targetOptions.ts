@@ -3,6 +3,7 @@
  * (+ `--environment-id`, `--token-env`), `--environment` (the user's Codex setup), or none
  * (an executor embedded in this process).
  */
+import { readFileSync } from 'node:fs';
 import type { EndpointTarget } from './endpoint.js';
 import type { OptionSpec, parseOptions } from './parseOptions.js';
 import { UsageError } from './usageError.js';
@@ -39,7 +40,14 @@ export const TARGET_OPTIONS: readonly OptionSpec[] = [
     name: 'token-env',
     kind: 'value',
     valueName: 'NAME',
-    description: 'Variable holding the registry bearer token (default CODEX_API_KEY)',
+    description:
+      'Variable holding the bearer token: for --url an executor started with --ws-auth, for --registry the registry (default CODEX_API_KEY)',
+  },
+  {
+    name: 'token-file',
+    kind: 'value',
+    valueName: 'PATH',
+    description: 'File holding the bearer token (trimmed), instead of --token-env',
   },
 ];
 
@@ -56,8 +64,13 @@ export function toEndpointTarget(
   const chosen = [url && '--url', configured && '--environment', registryUrl && '--registry'];
   const given = chosen.filter((name) => typeof name === 'string');
   if (given.length > 1) throw new UsageError(`${given.join(' and ')} exclude each other`, command);
-  if (registryUrl === undefined && (environmentId !== undefined || tokenEnv !== undefined)) {
-    throw new UsageError('--environment-id and --token-env need --registry', command);
+  const tokenFile = parsed.values.get('token-file');
+  if (registryUrl === undefined && environmentId !== undefined) {
+    throw new UsageError('--environment-id needs --registry', command);
+  }
+  if (url === undefined && registryUrl === undefined) {
+    if (tokenEnv !== undefined || tokenFile !== undefined)
+      throw new UsageError('--token-env and --token-file need --url or --registry', command);
   }
   if (configured !== undefined) {
     if (configured.trim() === '') throw new UsageError('--environment needs an id', command);
@@ -67,7 +80,10 @@ export function toEndpointTarget(
     if (!/^wss?:\/\//.test(url)) {
       throw new UsageError(`--url expects ws://HOST:PORT or wss://…, got \`${url}\``, command);
     }
-    return { kind: 'url', url };
+    const { token, variable } = bearerToken(tokenFile, tokenEnv, undefined, command);
+    if (token === undefined && variable !== undefined)
+      throw new UsageError(`--token-env names ${variable}, which is empty or unset`, command);
+    return token === undefined ? { kind: 'url', url } : { kind: 'url', url, token };
   }
   if (registryUrl === undefined) return { kind: 'embedded' };
   if (!/^https?:\/\//.test(registryUrl)) {
@@ -79,10 +95,38 @@ export function toEndpointTarget(
   if (environmentId === undefined || environmentId.trim() === '') {
     throw new UsageError('--registry needs --environment-id', command);
   }
-  const variable = tokenEnv ?? 'CODEX_API_KEY';
-  const token = process.env[variable] ?? '';
-  if (token.trim() === '') {
+  const { token, variable } = bearerToken(tokenFile, tokenEnv, 'CODEX_API_KEY', command);
+  if (token === undefined) {
     throw new UsageError(`--registry needs a bearer token in the ${variable} variable`, command);
   }
   return { kind: 'registry', registryUrl, environmentId, token };
+}
+
+/**
+ * The bearer token in `--token-file` or in the variable `--token-env` (else `defaultVariable`)
+ * names, trimmed, with the variable consulted; never taken from the command line itself,
+ * where `ps` would show it.
+ */
+function bearerToken(
+  file: string | undefined,
+  variable: string | undefined,
+  defaultVariable: string | undefined,
+  command: string,
+): { token?: string; variable?: string } {
+  if (file !== undefined && variable !== undefined)
+    throw new UsageError('--token-file and --token-env exclude each other', command);
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --token-file ${file}: ${(error as Error).message}`, command);
+    }
+    if (text.trim() === '') throw new UsageError(`--token-file ${file} is empty`, command);
+    return { token: text.trim() };
+  }
+  const name = variable ?? defaultVariable;
+  if (name === undefined) return {};
+  const token = (process.env[name] ?? '').trim();
+  return token === '' ? { variable: name } : { token, variable: name };
 }

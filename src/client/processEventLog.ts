@@ -193,7 +193,7 @@ export class ProcessEventLog {
       });
     } else if (missing.length > 0) {
       throw new Error(
-        `process events are no longer retained while recovering through sequence ${target}`,
+        `process events are no longer retained while recovering through sequence ${target}: the executor discarded output produced while this client was away (codex exec-server keeps only the newest 1 MiB of each process), so the stream cannot continue without a gap`,
       );
     }
 

@@ -34,6 +34,14 @@ export class CipherState {
     this.#key = key;
   }
 
+  /**
+   * Overwrites the key with zeros (as far as JavaScript allows: copies a provider made, e.g.
+   * an OpenSSL key object, go when the array is collected). The state is unusable after.
+   */
+  clear(): void {
+    this.#key.fill(0);
+  }
+
   /** The counter the next encryption or decryption will use. */
   get nonce(): number {
     return this.#nonce;

@@ -9,7 +9,10 @@
 
 import type { PlatformCrypto } from '../platform/index.js';
 
-/** Source of random bytes. Tests inject a deterministic one (the vectors' DummyRng). */
+/**
+ * Source of random bytes, a fresh array per call (the handshake zeroes what it drew once used).
+ * Tests inject a deterministic one (the vectors' DummyRng).
+ */
 export type RandomSource = (length: number) => Uint8Array;
 
 /** The platform's primitives that the Noise channel uses (SHA-3 and SHAKE stay inside ML-KEM). */

@@ -140,6 +140,12 @@ export class HandshakeState {
       throw new NoiseHandshakeError('state', 'the handshake is not complete');
     }
     const [initiatorKey, responderKey] = this.#symmetric.split();
+    // The ephemeral private keys have done their work (forward secrecy rests on forgetting them).
+    if (this.#ephemeral !== undefined) {
+      this.#ephemeral.dhPrivateKey.fill(0);
+      this.#ephemeral.kemSecretKey?.fill(0);
+      this.#ephemeral = undefined;
+    }
     const toResponder = new CipherState(this.#options.crypto, initiatorKey);
     const toInitiator = new CipherState(this.#options.crypto, responderKey);
     const initiator = this.#options.role === 'initiator';
@@ -198,10 +204,16 @@ export class HandshakeState {
     const { crypto, random } = this.#options;
     switch (token) {
       case 'e': {
-        // Copied: providers cache key objects per array instance, so it must never change.
+        // Copied: providers cache key objects per array instance, so it must never change
+        // (until the handshake is over and `split` zeroes it).
+        const drawn =
+          this.#options.localEphemeralPrivateKey === undefined
+            ? random(X25519_KEY_LENGTH)
+            : undefined;
         const dhPrivateKey = copyBytes(
-          this.#options.localEphemeralPrivateKey ?? random(X25519_KEY_LENGTH),
+          drawn ?? (this.#options.localEphemeralPrivateKey as Uint8Array),
         );
+        drawn?.fill(0);
         const dhPublicKey = crypto.x25519PublicKey(dhPrivateKey);
         parts.push(dhPublicKey);
         this.#symmetric.mixHash(dhPublicKey);
@@ -209,7 +221,9 @@ export class HandshakeState {
           this.#ephemeral = { dhPrivateKey, dhPublicKey };
           return;
         }
-        const kem = crypto.mlkem768KeyPair(random(MLKEM768_SEED_LENGTH));
+        const seed = random(MLKEM768_SEED_LENGTH);
+        const kem = crypto.mlkem768KeyPair(seed);
+        seed.fill(0);
         parts.push(kem.publicKey);
         this.#symmetric.mixHash(kem.publicKey);
         this.#ephemeral = {
@@ -230,23 +244,23 @@ export class HandshakeState {
       }
       case 'ekem': {
         const remote = requireKem(this.#requireRemoteEphemeral().kemPublicKey);
-        const { cipherText, sharedSecret } = crypto.mlkem768Encapsulate(
-          remote,
-          random(MLKEM768_ENCAPSULATION_RANDOMNESS_LENGTH),
-        );
+        const randomness = random(MLKEM768_ENCAPSULATION_RANDOMNESS_LENGTH);
+        const { cipherText, sharedSecret } = crypto.mlkem768Encapsulate(remote, randomness);
+        randomness.fill(0);
         parts.push(cipherText);
         this.#symmetric.mixHash(cipherText);
         this.#symmetric.mixKey(sharedSecret);
+        sharedSecret.fill(0);
         return;
       }
       case 'skem': {
         const remote = requireKem(this.#requireRemoteStatic().kemPublicKey);
-        const { cipherText, sharedSecret } = crypto.mlkem768Encapsulate(
-          remote,
-          random(MLKEM768_ENCAPSULATION_RANDOMNESS_LENGTH),
-        );
+        const randomness = random(MLKEM768_ENCAPSULATION_RANDOMNESS_LENGTH);
+        const { cipherText, sharedSecret } = crypto.mlkem768Encapsulate(remote, randomness);
+        randomness.fill(0);
         parts.push(this.#symmetric.encryptAndHash(cipherText));
         this.#symmetric.mixKeyAndHash(sharedSecret);
+        sharedSecret.fill(0);
         return;
       }
       default:
@@ -289,9 +303,12 @@ export class HandshakeState {
         const cipherText = reader.take(MLKEM768_CIPHERTEXT_LENGTH, 'ephemeral KEM ciphertext');
         this.#symmetric.mixHash(cipherText);
         const ephemeral = this.#requireLocalEphemeral();
-        this.#symmetric.mixKey(
-          crypto.mlkem768Decapsulate(cipherText, requireKem(ephemeral.kemSecretKey)),
+        const sharedSecret = crypto.mlkem768Decapsulate(
+          cipherText,
+          requireKem(ephemeral.kemSecretKey),
         );
+        this.#symmetric.mixKey(sharedSecret);
+        sharedSecret.fill(0);
         return;
       }
       case 'skem': {
@@ -300,9 +317,9 @@ export class HandshakeState {
           reader.take(MLKEM768_CIPHERTEXT_LENGTH + tag, 'static KEM ciphertext'),
         );
         const local = this.#requireLocalStatic();
-        this.#symmetric.mixKeyAndHash(
-          crypto.mlkem768Decapsulate(cipherText, requireKem(local.kemSecretKey)),
-        );
+        const sharedSecret = crypto.mlkem768Decapsulate(cipherText, requireKem(local.kemSecretKey));
+        this.#symmetric.mixKeyAndHash(sharedSecret);
+        sharedSecret.fill(0);
         return;
       }
       default:
@@ -321,11 +338,14 @@ export class HandshakeState {
     const remote =
       remoteKind === 'e' ? this.#requireRemoteEphemeral() : this.#requireRemoteStatic();
     const { crypto } = this.#options;
-    this.#symmetric.mixKey(
-      token === 'ss'
-        ? staticSharedSecret(crypto, local.dhPrivateKey, remote.dhPublicKey)
-        : crypto.x25519SharedSecret(local.dhPrivateKey, remote.dhPublicKey),
-    );
+    if (token === 'ss') {
+      // Cached per key pair (staticSharedSecrets.ts): not ours to zero.
+      this.#symmetric.mixKey(staticSharedSecret(crypto, local.dhPrivateKey, remote.dhPublicKey));
+      return;
+    }
+    const sharedSecret = crypto.x25519SharedSecret(local.dhPrivateKey, remote.dhPublicKey);
+    this.#symmetric.mixKey(sharedSecret);
+    sharedSecret.fill(0);
   }
 
   #requireLocalStatic(): LocalKeys {

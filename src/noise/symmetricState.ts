@@ -13,7 +13,9 @@ export class HandshakeDecryptFailure extends Error {}
 /**
  * Noise `SymmetricState` with SHA-256 and AES-256-GCM (Noise spec §5.2). Protocol-name
  * agnostic: the same code runs the classical `Noise_IK_25519_AESGCM_SHA256` vectors and the
- * hybrid codex suite.
+ * hybrid codex suite. Secrets it replaces (chaining keys, handshake cipher keys, HKDF
+ * intermediates) are overwritten with zeros, and `split` leaves none behind
+ * (handshakeSecrets.spec.ts).
  */
 export class SymmetricState {
   readonly #crypto: NoiseCryptoProvider;
@@ -50,8 +52,7 @@ export class SymmetricState {
 
   mixKey(inputKeyMaterial: Uint8Array): void {
     const [chainingKey, key] = this.#hkdf2(inputKeyMaterial);
-    this.#chainingKey = chainingKey;
-    this.#cipher = new CipherState(this.#crypto, key);
+    this.#replaceKeys(chainingKey, key);
   }
 
   mixKeyAndHash(inputKeyMaterial: Uint8Array): void {
@@ -59,8 +60,17 @@ export class SymmetricState {
     const chainingKey = this.#crypto.hmacSha256(temp, ONE);
     const tempHash = this.#crypto.hmacSha256(temp, chainingKey, TWO);
     const key = this.#crypto.hmacSha256(temp, tempHash, THREE);
-    this.#chainingKey = chainingKey;
+    temp.fill(0);
     this.mixHash(tempHash);
+    this.#replaceKeys(chainingKey, key);
+  }
+
+  /** Takes a new chaining key and cipher key, zeroing the ones they replace. */
+  #replaceKeys(chainingKey: Uint8Array, key: Uint8Array): void {
+    // At first the chaining key is the initial hash; `h` itself is never zeroed.
+    if (this.#chainingKey !== this.#hash) this.#chainingKey.fill(0);
+    this.#chainingKey = chainingKey;
+    this.#cipher?.clear();
     this.#cipher = new CipherState(this.#crypto, key);
   }
 
@@ -85,15 +95,23 @@ export class SymmetricState {
     return out;
   }
 
-  /** `Split()`: the initiator→responder key, then the responder→initiator key. */
+  /**
+   * `Split()`: the initiator→responder key, then the responder→initiator key. The chaining key
+   * and the handshake's own cipher key are zeroed: nothing but `h` is left to derive.
+   */
   split(): [initiatorToResponder: Uint8Array, responderToInitiator: Uint8Array] {
-    return this.#hkdf2(EMPTY_BYTES);
+    const keys = this.#hkdf2(EMPTY_BYTES);
+    if (this.#chainingKey !== this.#hash) this.#chainingKey.fill(0);
+    this.#cipher?.clear();
+    this.#cipher = undefined;
+    return keys;
   }
 
   #hkdf2(inputKeyMaterial: Uint8Array): [Uint8Array, Uint8Array] {
     const temp = this.#crypto.hmacSha256(this.#chainingKey, inputKeyMaterial);
     const first = this.#crypto.hmacSha256(temp, ONE);
     const second = this.#crypto.hmacSha256(temp, first, TWO);
+    temp.fill(0);
     return [first, second];
   }
 }

@@ -8,6 +8,7 @@ export {
   type Platform,
   type PlatformCrypto,
   type PlatformWebSocket,
+  type RefusedUpgrade,
   type WebSocketData,
   type WebSocketEvents,
   type WebSocketOpenOptions,

@@ -64,7 +64,15 @@ export interface WebSocketEvents {
   /** Only where {@link Platform.webSocketPings} is true. */
   pong: () => void;
   /** Node only: the server answered the upgrade with another HTTP status. */
-  'unexpected-response': (request: unknown, response: { statusCode?: number }) => void;
+  'unexpected-response': (request: unknown, response: RefusedUpgrade) => void;
+}
+
+/** Node only: the HTTP answer to a refused upgrade (node:http's IncomingMessage is one). */
+export interface RefusedUpgrade {
+  readonly statusCode?: number;
+  setEncoding(encoding: 'utf8'): unknown;
+  on(event: 'data', listener: (text: string) => void): unknown;
+  once(event: 'end' | 'error', listener: () => void): unknown;
 }
 
 /**

@@ -48,6 +48,10 @@ class UndecodableMessage {
 
 const decodeInitializeParams = decoderOf('initialize', InitializeParams);
 
+/** Requests one connection may have awaiting an answer; one more is refused (-32600). */
+export const MAX_PENDING_REQUESTS = 1024;
+export const TOO_MANY_PENDING_REQUESTS = `at most ${MAX_PENDING_REQUESTS} requests may await an answer per connection; wait for some to complete`;
+
 /**
  * Where the connection is in its handshake (spec §3.5), with every transition in this file:
  * `initialize` (once, may be retried after a failed resume) → `awaitingInitialized`;
@@ -62,6 +66,8 @@ type ConnectionPhase =
 /** One connection being served (see the top of this file); `done` resolves when it has ended. */
 export class ConnectionProcessor implements SessionOwner {
   private phase: ConnectionPhase = { kind: 'awaitingInitialize' };
+  /** Requests read and not yet answered (at most MAX_PENDING_REQUESTS). */
+  private pendingRequests = 0;
   /** The session whose process output is paused until the transport drains. */
   private outputPausedOn: Session | undefined;
   /** Tail of the inbound work still awaited (pre-handshake requests); undefined when idle. */
@@ -228,6 +234,11 @@ export class ConnectionProcessor implements SessionOwner {
    * the returned promise (only for asynchronous handlers) settles once the reply is sent.
    */
   private handleRequest(id: RequestId, method: string, params: unknown): Promise<void> | undefined {
+    // Bounds the work one peer keeps in flight (executorLimits.spec.ts).
+    if (this.pendingRequests >= MAX_PENDING_REQUESTS) {
+      this.replyError(id, RpcFailure.invalidRequest(TOO_MANY_PENDING_REQUESTS));
+      return;
+    }
     let result: unknown;
     try {
       result = method === 'initialize' ? this.initialize(params) : this.dispatch(method, params);
@@ -239,10 +250,13 @@ export class ConnectionProcessor implements SessionOwner {
       this.writeResult(id, result);
       return;
     }
-    return Promise.resolve(result).then(
-      (value) => this.writeResult(id, value),
-      (error: unknown) => this.replyFailure(id, error),
-    );
+    this.pendingRequests += 1;
+    return Promise.resolve(result)
+      .then(
+        (value) => this.writeResult(id, value),
+        (error: unknown) => this.replyFailure(id, error),
+      )
+      .finally(() => (this.pendingRequests -= 1));
   }
 
   private replyFailure(id: RequestId, error: unknown): void {

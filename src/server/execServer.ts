@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { fromStdio } from '../transport/stdioTransport.js';
 import { createExecutor, type Executor, type ExecutorOptions } from './executor.js';
+import type { WebSocketAuth } from './webSocketAuth.js';
 import { listenWebSocket } from './webSocketListener.js';
 
 export const DEFAULT_LISTEN_URL = 'ws://127.0.0.1:0';
@@ -24,6 +25,8 @@ export interface ExecServerOptions extends ExecutorOptions {
   output?: Writable;
   /** WebSocket ping interval. Default 30 s. */
   keepaliveIntervalMs?: number;
+  /** ws:// only: the credential every upgrade must present (see `loadWebSocketAuth`). */
+  webSocketAuth?: WebSocketAuth;
 }
 
 /** A running executor behind its `--listen` address. */
@@ -91,6 +94,7 @@ export async function startExecServer(options: ExecServerOptions = {}): Promise<
     host: address.host,
     port: address.port,
     keepaliveIntervalMs: options.keepaliveIntervalMs,
+    auth: options.webSocketAuth,
     onConnection: (transport, peerLabel) => executor.serveTransport(transport, peerLabel),
   });
   let closing: Promise<void> | undefined;

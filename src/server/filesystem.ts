@@ -2,7 +2,7 @@
  * The `fs/*` methods (spec §7) on the local disk, with the binary's error codes and texts.
  * Paths arrive as `file:` URIs. A request's `sandbox` is enforced first (sandbox/fileSystemAccess.ts).
  */
-import { constants } from 'node:fs';
+import { constants, lstatSync, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, relative, isAbsolute, dirname, basename } from 'node:path';
@@ -16,7 +16,6 @@ import {
   enforceTreeReadable,
   fileReadDenial,
 } from './sandbox/fileSystemAccess.js';
-import { lstatFields, statFields } from './statFields.js';
 import { RpcFailure } from './rpcFailure.js';
 
 const { S_IFMT, S_IFLNK, S_IFDIR, S_IFREG } = constants;
@@ -156,9 +155,9 @@ export function getMetadata(params: {
   // microseconds, while a trip through the libuv thread pool (two thread hand-offs) cost
   // ~0.1-0.4 ms of latency on a loaded host.
   try {
-    const link = lstatFields(path);
+    const link = lstatSync(path);
     const isSymlink = (link.mode & S_IFMT) === S_IFLNK;
-    const target = isSymlink && params.followSymlinks !== false ? statFields(path) : link;
+    const target = isSymlink && params.followSymlinks !== false ? statSync(path) : link;
     const type = target.mode & S_IFMT;
     return new FileMetadata(
       type === S_IFDIR,
@@ -166,8 +165,8 @@ export function getMetadata(params: {
       isSymlink,
       target.size,
       // Observed on 0.169.0: a followed symlink reports createdAtMs 0.
-      target === link ? millis(link.createdAtMs) : 0,
-      millis(target.modifiedAtMs),
+      target === link ? millis(link.birthtimeMs) : 0,
+      millis(target.mtimeMs),
     );
   } catch (error) {
     throw fsFailure(error);

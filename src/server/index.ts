@@ -10,3 +10,5 @@ export { environmentInfo, EXECUTOR_CAPABILITIES } from './environmentInfo.js';
 export type { EnvironmentInfo } from './environmentInfo.js';
 export { startLocalExecutor, type LocalExecutor } from './localExecutor.js';
 export * from './relay/index.js';
+export { loadWebSocketAuth, webSocketAuthRefusal } from './webSocketAuth.js';
+export type { WebSocketAuth, WebSocketAuthFlags, WebSocketAuthMode } from './webSocketAuth.js';

@@ -1,12 +1,20 @@
 /**
  * One running (or finished, still retained) process of a session: the per-process `seq`
- * counter shared by output, exit and close (spec §6.4), the 1 MiB replay buffer (§6.5),
+ * counter shared by output, exit and close (spec §6.4), the replay buffer (§6.5; 8 MiB here,
+ * 1 MiB on the binary: output in flight when a connection breaks must still be in it),
  * `process/read` snapshots (§6.6), and the stdin `writeId` de-duplication (§6.7).
+ *
+ * While its client may be missing output (the session is detached, or resumed and not yet
+ * caught up) the process is *held*: retained output is discarded only once a `process/read`
+ * has acknowledged it (its `afterSeq`), and when the buffer is full the child's output is no
+ * longer read (it blocks on write, as under SSH's flow control) instead of the oldest output
+ * being dropped, so a resumed client loses nothing (processRetention.spec.ts). Attached and
+ * caught up, the oldest output beyond the buffer is dropped, as the binary does.
  */
 import type { ChildEvents, OutputStream, RunningChild } from './childProcess.js';
 import { timerDelay } from './timerDelay.js';
 
-export const RETAINED_OUTPUT_BYTES = 1024 * 1024;
+export const RETAINED_OUTPUT_BYTES = 8 * 1024 * 1024;
 export const RETAINED_OUTPUT_CHUNKS = 50_000;
 export const REMEMBERED_WRITE_IDS = 4096;
 /** How long an exit waits for the pipes to drain, so output written before exit gets earlier seqs. */
@@ -46,6 +54,14 @@ export class ManagedProcess {
   private readonly writeIds = new Set<string>();
   private readonly writeIdOrder: string[] = [];
   private child: RunningChild | undefined;
+  /** Output reading paused because the connection is backed up. */
+  private pausedByConnection = false;
+  /** Output reading paused because the buffer is full of output the client has not read. */
+  private pausedByRetention = false;
+  /** While held: the seq the client must read past (Infinity while detached). */
+  private holdThrough: number | undefined;
+  /** Highest `afterSeq` a `process/read` has asked for: the client has everything up to it. */
+  private acknowledgedSeq = 0;
 
   constructor(
     readonly processId: string,
@@ -66,7 +82,58 @@ export class ManagedProcess {
 
   /** Stops or restarts reading the child's output (backpressure from the connection). */
   setOutputPaused(paused: boolean): void {
-    this.child?.setOutputPaused(paused);
+    this.pausedByConnection = paused;
+    this.applyPause();
+  }
+
+  /** The session detached: keep every byte its client has not read. */
+  hold(): void {
+    this.holdThrough = Number.POSITIVE_INFINITY;
+  }
+
+  /** The session was resumed: held until the client has read what exists now (or `endHold`). */
+  catchUp(): void {
+    if (this.holdThrough === undefined) return;
+    this.holdThrough = this.nextSeq - 1;
+    this.acknowledge(this.acknowledgedSeq);
+  }
+
+  /** Back to the binary's rule: the oldest output beyond the buffer is dropped. */
+  endHold(): void {
+    this.holdThrough = undefined;
+    this.trim();
+  }
+
+  /** A `process/read` asked for output after `afterSeq`: the client has everything before. */
+  acknowledge(afterSeq: number): void {
+    this.acknowledgedSeq = Math.max(this.acknowledgedSeq, afterSeq);
+    if (this.holdThrough !== undefined && this.acknowledgedSeq >= this.holdThrough)
+      this.holdThrough = undefined;
+    this.trim();
+  }
+
+  private applyPause(): void {
+    this.child?.setOutputPaused(this.pausedByConnection || this.pausedByRetention);
+  }
+
+  /** Drops what the buffer may drop; pauses the child while held output fills it. */
+  private trim(): void {
+    while (
+      this.retained.length > 1 &&
+      (this.retainedBytes > RETAINED_OUTPUT_BYTES || this.retained.length > RETAINED_OUTPUT_CHUNKS)
+    ) {
+      const oldest = this.retained[0] as RetainedChunk;
+      if (this.holdThrough !== undefined && oldest.seq > this.acknowledgedSeq) break;
+      this.retained.shift();
+      this.retainedBytes -= oldest.chunk.length;
+    }
+    const full =
+      this.retainedBytes >= RETAINED_OUTPUT_BYTES || this.retained.length >= RETAINED_OUTPUT_CHUNKS;
+    const paused = this.holdThrough !== undefined && full;
+    if (paused !== this.pausedByRetention) {
+      this.pausedByRetention = paused;
+      this.applyPause();
+    }
   }
 
   get exited(): boolean {
@@ -92,13 +159,7 @@ export class ManagedProcess {
     const entry = { seq: this.takeSeq(), stream, chunk };
     this.retained.push(entry);
     this.retainedBytes += chunk.length;
-    while (
-      this.retained.length > 1 &&
-      (this.retainedBytes > RETAINED_OUTPUT_BYTES || this.retained.length > RETAINED_OUTPUT_CHUNKS)
-    ) {
-      const evicted = this.retained.shift() as RetainedChunk;
-      this.retainedBytes -= evicted.chunk.length;
-    }
+    this.trim();
     this.emit({ kind: 'output', ...entry });
     this.wake();
   }

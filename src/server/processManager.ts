@@ -16,6 +16,18 @@ import { DenialScanner } from './sandbox/denialScanner.js';
 import { confineCommand } from './sandbox/launcher.js';
 import { sandboxPlan } from './sandbox/permissionProfile.js';
 
+/**
+ * Processes one session may have running (or starting) at once; a start beyond it is refused
+ * (-32600) until one closes, and costs other sessions nothing (processLimits.spec.ts).
+ */
+export const MAX_LIVE_PROCESSES_PER_SESSION = 128;
+
+/**
+ * How long a resumed session's processes stay held (see ManagedProcess) when its client does
+ * not read them: a client that never calls `process/read` after resuming stalls them no longer.
+ */
+export const RESUME_CATCH_UP_MS = 10_000;
+
 /** How long a closed process stays readable before its id is forgotten (spec §6.5). */
 export const CLOSED_PROCESS_RETENTION_MS = 30_000;
 
@@ -53,6 +65,7 @@ export class ProcessManager {
   private readonly fifos = acquireSharedFifoStock();
   /** Output reading is paused while the attached connection is backed up. */
   private outputPaused = false;
+  private catchUpTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly notify: Notify) {}
 
@@ -65,6 +78,11 @@ export class ProcessManager {
     const { processId } = params;
     if (this.entries.has(processId))
       throw RpcFailure.invalidRequest(`process ${processId} already exists`);
+    if (this.liveCount() >= MAX_LIVE_PROCESSES_PER_SESSION) {
+      throw RpcFailure.invalidRequest(
+        `at most ${MAX_LIVE_PROCESSES_PER_SESSION} processes may run per session; terminate one or wait for one to close`,
+      );
+    }
     const reservation: Starting = { state: 'starting', cancelled: false };
     this.entries.set(processId, reservation);
     let confined;
@@ -136,6 +154,40 @@ export class ProcessManager {
   private sandboxDenied(processId: string, exitCode: number | null): boolean {
     if (exitCode === null) return false;
     return this.denialScanners.get(processId)?.denied(exitCode) ?? false;
+  }
+
+  /** The session detached: every process keeps what its client has not read. */
+  hold(): void {
+    this.clearCatchUp();
+    for (const process of this.readyProcesses()) process.hold();
+  }
+
+  /** The session was resumed: held processes wait for the client's reads, for a while. */
+  catchUp(): void {
+    this.clearCatchUp();
+    for (const process of this.readyProcesses()) process.catchUp();
+    this.catchUpTimer = setTimeout(() => {
+      this.catchUpTimer = undefined;
+      for (const process of this.readyProcesses()) process.endHold();
+    }, RESUME_CATCH_UP_MS);
+    this.catchUpTimer.unref();
+  }
+
+  private clearCatchUp(): void {
+    if (this.catchUpTimer) clearTimeout(this.catchUpTimer);
+    this.catchUpTimer = undefined;
+  }
+
+  private *readyProcesses(): Iterable<ManagedProcess> {
+    for (const entry of this.entries.values()) if (entry.state === 'ready') yield entry.process;
+  }
+
+  private liveCount(): number {
+    let live = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.state === 'starting' || !entry.process.closed) live += 1;
+    }
+    return live;
   }
 
   /**
@@ -211,6 +263,7 @@ export class ProcessManager {
     const afterSeq = params.afterSeq ?? 0;
     const maxBytes = params.maxBytes ?? null;
     const deadline = Date.now() + (params.waitMs ?? 0);
+    this.ready(params.processId).acknowledge(afterSeq);
     for (;;) {
       const managed = this.ready(params.processId);
       const snapshot = managed.read(afterSeq, maxBytes);
@@ -284,6 +337,7 @@ export class ProcessManager {
     this.denialScanners.clear();
     for (const release of this.sandboxReleases.values()) release();
     this.sandboxReleases.clear();
+    this.clearCatchUp();
     for (const timer of this.retentionTimers) clearTimeout(timer);
     this.retentionTimers.clear();
     this.fifos.release();

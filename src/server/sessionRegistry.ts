@@ -41,6 +41,7 @@ export class Session {
 
   detach(): void {
     this.ownerValue = undefined;
+    this.processes.hold();
   }
 }
 
@@ -93,6 +94,7 @@ export class SessionRegistry {
       throw RpcFailure.invalidRequest(`unknown session id ${sessionId}`);
     }
     session.attach(owner);
+    session.processes.catchUp();
     return session;
   }
 

@@ -1,15 +1,16 @@
 /**
  * The `--listen ws://IP:PORT` listener (spec §1.2): one HTTP server where `GET /readyz`
  * answers 200, `/` upgrades to a WebSocket connection (handshake checked as the binary's axum
- * checks it, see webSocketUpgrade.ts), other paths answer 404, and any request carrying
- * `Origin` is refused with 403 (cross-site WebSocket hijacking). Each socket is one
- * connection, pinged every 30 s.
+ * checks it, see webSocketUpgrade.ts, then the bearer token when `auth` is set, see
+ * webSocketAuth.ts), other paths answer 404, and any request carrying `Origin` is refused
+ * with 403 (cross-site WebSocket hijacking). Each socket is one connection, pinged every 30 s.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Transport } from '../transport/transport.js';
 import { acceptedWebSocket } from './acceptedWebSocket.js';
+import { webSocketAuthRefusal, type WebSocketAuth } from './webSocketAuth.js';
 import {
   closingResponse,
   firstHeader,
@@ -24,6 +25,8 @@ export interface WebSocketListenerOptions {
   host: string;
   port: number;
   keepaliveIntervalMs?: number;
+  /** Upgrades must present this credential (`--ws-auth`). Default: none asked. */
+  auth?: WebSocketAuth;
   /** Called with every accepted connection and its peer label (`exec-server websocket 127.0.0.1:5123`). */
   onConnection(transport: Transport, peerLabel: string): void;
 }
@@ -35,12 +38,17 @@ export interface WebSocketListener {
 }
 
 /** How the listener answers a request that is not (or cannot become) a WebSocket. */
-function routeRefusal(request: IncomingMessage): HttpRefusal | undefined {
+function routeRefusal(
+  request: IncomingMessage,
+  auth: WebSocketAuth | undefined,
+): HttpRefusal | undefined {
   if (request.headers.origin !== undefined) return { status: 403, body: '' };
   const path = (request.url ?? '/').split('?')[0];
   if (path === '/readyz') return { status: 200, body: '' };
   if (path !== '/') return { status: 404, body: '' };
-  return upgradeRefusal(request);
+  const refusal = upgradeRefusal(request);
+  if (refusal !== undefined || auth === undefined) return refusal;
+  return webSocketAuthRefusal(auth, firstHeader(request, 'authorization'));
 }
 
 function respond(response: ServerResponse, { status, body }: HttpRefusal): void {
@@ -61,12 +69,12 @@ export async function listenWebSocket(
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) =>
     // A plain request to `/` fails the handshake checks (at the latest, for the missing
     // `Connection: upgrade`), exactly as the binary words it.
-    respond(response, routeRefusal(request) ?? { status: 400, body: '' }),
+    respond(response, routeRefusal(request, options.auth) ?? { status: 400, body: '' }),
   );
   server.on('upgrade', (request: IncomingMessage, duplex: Duplex, head: Buffer) => {
     const socket = duplex as Socket;
     socket.on('error', () => undefined);
-    const refusal = routeRefusal(request);
+    const refusal = routeRefusal(request, options.auth);
     if (refusal) {
       socket.end(closingResponse(request.httpVersion, refusal, request.method));
       return;

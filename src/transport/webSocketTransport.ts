@@ -18,6 +18,7 @@ import {
   WEBSOCKET_CONNECTING,
   WEBSOCKET_OPEN,
   type PlatformWebSocket,
+  type RefusedUpgrade,
   type WebSocketData,
   type WebSocketTlsOptions,
 } from '../platform/index.js';
@@ -38,6 +39,9 @@ import type { Transport } from './transport.js';
 export const MAX_OUTBOUND_FRAME_BYTES = 16 * 1024 * 1024;
 export const MAX_OUTBOUND_MESSAGE_BYTES = 64 * 1024 * 1024;
 
+/** At most this much of a refused upgrade's answer goes into the ConnectError. */
+const MAX_REFUSAL_TEXT_CHARS = 200;
+
 /** Default WebSocket open deadline (`CONNECT_TIMEOUT`, spec §18.1). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -56,6 +60,11 @@ export interface WebSocketConnectOptions {
   tls?: WebSocketTlsOptions;
   /** Connect through this HTTP proxy (`http://[user:password@]host:port`, CONNECT tunnel). */
   proxy?: string;
+  /**
+   * A capability token or signed JWT for an executor started with `--ws-auth`, sent as
+   * `Authorization: Bearer <token>` (the only place the executor reads it).
+   */
+  bearerToken?: string;
   /** Largest inbound message accepted; a bigger one drops the connection. Default: `ws` default (100 MiB). */
   maxPayloadBytes?: number;
   /** Scheduler for the connect deadline (tests pass a TestScheduler). */
@@ -68,6 +77,11 @@ export interface WebSocketTransportOptions {
   keepaliveIntervalMs?: number;
   /** Scheduler for the keepalive pings. */
   scheduler?: SchedulerLike;
+}
+
+/** The upgrade header that presents `token` to an executor started with `--ws-auth`. */
+export function bearerAuthorization(token: string): { authorization: string } {
+  return { authorization: `Bearer ${token}` };
 }
 
 /**
@@ -83,15 +97,19 @@ export function connectWebSocket(
   const scheduler = options.scheduler ?? deadlineScheduler;
   return new Observable<Transport>((subscriber) => {
     let socket: PlatformWebSocket;
+    const headers =
+      options.bearerToken === undefined
+        ? options.headers
+        : { ...options.headers, ...bearerAuthorization(options.bearerToken) };
     try {
-      if (options.headers !== undefined) validateWebSocketHeaders(options.headers);
+      if (headers !== undefined) validateWebSocketHeaders(headers);
     } catch (error) {
       subscriber.error(error);
       return undefined;
     }
     try {
       socket = platform.openWebSocket(url, {
-        ...(options.headers === undefined ? {} : { headers: options.headers }),
+        ...(headers === undefined ? {} : { headers }),
         ...(options.maxPayloadBytes === undefined ? {} : { maxPayload: options.maxPayloadBytes }),
         ...(options.tls === undefined ? {} : { tls: options.tls }),
         ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
@@ -144,10 +162,35 @@ export function connectWebSocket(
       socket.off('open', onOpen);
       socket.off('error', onConnectError);
       socket.off('close', onConnectClose);
+      socket.off('unexpected-response', onRefused);
+    };
+    // An HTTP refusal (e.g. 401 from an executor started with --ws-auth) is reported with the
+    // short text the executor answered, which names the cause.
+    const onRefused = (_request: unknown, response: RefusedUpgrade): void => {
+      detachConnectListeners();
+      deadline.unsubscribe();
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (text: string) => {
+        if (body.length < MAX_REFUSAL_TEXT_CHARS) body += text;
+      });
+      const report = (): void => {
+        const text = body.trim().slice(0, MAX_REFUSAL_TEXT_CHARS);
+        subscriber.error(
+          new ConnectError(
+            `failed to connect to exec-server websocket \`${url}\`: HTTP ${response.statusCode}` +
+              (text === '' ? '' : `: ${text}`),
+          ),
+        );
+        socket.terminate();
+      };
+      response.once('end', report);
+      response.once('error', report);
     };
     socket.once('open', onOpen);
     socket.once('error', onConnectError);
     socket.once('close', onConnectClose);
+    socket.once('unexpected-response', onRefused);
 
     // Scheduled directly (not `timer(...).subscribe`): one action instead of an observable chain.
     const deadline = scheduler.schedule(() => {
