@@ -16,6 +16,7 @@ import {
   isTransportClosed,
 } from '../protocol/errors.js';
 import type { EnvironmentInfo } from '../protocol/environment.js';
+import type { NetworkPolicyDecisionNotification } from '../protocol/network.js';
 import type { ParamsOf } from '../protocol/methods.js';
 import { pathToFileUri } from '../protocol/pathUri.js';
 import type {
@@ -34,6 +35,7 @@ import {
   ENVIRONMENT_STATUS_TIMEOUT_MS,
   INITIALIZE_TIMEOUT_MS,
 } from './limits.js';
+import { NETWORK_POLICY_TIMEOUT_MS } from './networkPolicyPrompts.js';
 import { ProcessHandle } from './processHandle.js';
 import {
   SessionCore,
@@ -56,8 +58,16 @@ export interface ExecServerClientOptions {
    * `resume()` or `fail()`. When false (default), a transport loss fails the session.
    */
   readonly recovery?: boolean;
-  /** Answers `network/policyRequest` from the executor; without it every request is denied (`not_allowed`). */
+  /**
+   * The default network policy: decides `network/policyRequest`s of processes nobody watches
+   * through `ProcessHandle.networkPolicyRequests$`. Without it they are denied (`not_allowed`).
+   */
   readonly handleNetworkPolicyRequest?: NetworkPolicyHandler;
+  /**
+   * Deadline of each network policy request when its process's `networkProxy` names no
+   * `policyDecisionTimeoutMs`; at the deadline the answer is deny `not_allowed`. Default 30 000 ms.
+   */
+  readonly networkPolicyTimeoutMs?: number;
 }
 
 /** What to run (`process/start`, spec §6.1), with a native `cwd`. */
@@ -88,6 +98,13 @@ export interface StartProcessOptions {
   readonly shellSnapshot?: ShellSnapshot;
   /** Executor-local network proxy (`proxy` config plus `policyDecisionTimeoutMs`), spec §6.1. */
   readonly networkProxy?: NetworkProxyLaunch;
+  /**
+   * Who decides this process's network policy requests while nobody watches
+   * `handle.networkPolicyRequests$`: `'default'` (the client's default policy, the default) or
+   * `'prompt'` (they wait, within their deadline, for the first watcher — use this when a UI
+   * subscribes after the handle arrives, so no early request slips to the default).
+   */
+  readonly networkPolicy?: 'default' | 'prompt';
 }
 
 export class ExecServerClient {
@@ -125,6 +142,7 @@ export class ExecServerClient {
         scheduler: options.scheduler,
         recovery: options.recovery ?? false,
         handleNetworkPolicyRequest: options.handleNetworkPolicyRequest,
+        networkPolicyTimeoutMs: options.networkPolicyTimeoutMs ?? NETWORK_POLICY_TIMEOUT_MS,
       });
       const resumeSessionId = options.resumeSessionId ?? null;
       const rpc = core.openRpc(transport);
@@ -187,6 +205,15 @@ export class ExecServerClient {
   }
 
   /**
+   * `network/policyDecision` audit records the executor sends for this session's processes
+   * (malformed ones and ones for unknown processes are ignored). Hot; completes when the
+   * session ends. `ProcessHandle.networkPolicyDecisions$` has one process's records.
+   */
+  get networkPolicyDecisions$(): Observable<NetworkPolicyDecisionNotification> {
+    return this.core.notifications.policyDecisions$;
+  }
+
+  /**
    * `environment/info`: cached for the session's lifetime (seeded from the `initialize`
    * result when the executor sends it); otherwise fetched with a 30 s budget.
    */
@@ -232,7 +259,11 @@ export class ExecServerClient {
         let params: ParamsOf<'process/start'>;
         try {
           params = buildStartParams(options);
-          record = core.register(params.processId);
+          const timeoutMs = params.networkProxy?.policyDecisionTimeoutMs;
+          record = core.register(params.processId, {
+            ...(timeoutMs ? { timeoutMs } : {}),
+            hold: options.networkPolicy === 'prompt',
+          });
         } catch (error) {
           subscriber.error(error);
           return undefined;

@@ -6,6 +6,7 @@ export {
   type StartProcessOptions,
 } from './execServerClient.js';
 export type { SessionState, NetworkPolicyHandler } from './sessionCore.js';
+export type { NetworkPolicyPrompt, NetworkPolicyOutcome } from './networkPolicyPrompts.js';
 export {
   ProcessHandle,
   type ProcessReadOptions,

@@ -39,6 +39,8 @@ export interface SessionCoreOptions {
   readonly scheduler: SchedulerLike | undefined;
   readonly recovery: boolean;
   readonly handleNetworkPolicyRequest: NetworkPolicyHandler | undefined;
+  /** Deadline of a network policy request whose process names none. */
+  readonly networkPolicyTimeoutMs: number;
 }
 
 export class SessionCore {
@@ -50,7 +52,13 @@ export class SessionCore {
   private environmentInfo: EnvironmentInfo | undefined;
 
   constructor(readonly options: SessionCoreOptions) {
-    this.notifications = new NotificationRouter(options.handleNetworkPolicyRequest);
+    this.notifications = new NotificationRouter({
+      policy: options.handleNetworkPolicyRequest,
+      policyTimeoutMs: options.networkPolicyTimeoutMs,
+      scheduler: options.scheduler,
+      dropReason: () =>
+        this.lifecycle.terminalError?.message ?? DisconnectReason.transportDisconnected,
+    });
     this.calls = new CallRouter({
       lifecycle: this.lifecycle,
       scheduler: options.scheduler,
@@ -130,10 +138,10 @@ export class SessionCore {
   }
 
   /** Adds a route for a process about to be started; errors once the session ended. */
-  register(processId: string): ProcessRecord {
+  register(processId: string, policy: { timeoutMs?: number; hold?: boolean } = {}): ProcessRecord {
     const terminal = this.lifecycle.terminalError;
     if (terminal) throw terminal;
-    return this.notifications.register(processId);
+    return this.notifications.register(processId, policy);
   }
 
   /** Fires a `process/terminate` that survives recovery; failures are ignored (cleanup). */
