@@ -38,7 +38,9 @@ it('a UI watching the handle denies the request; the audit names the decision', 
   const transport = await within(connectWebSocket(server.url));
   const client = await within(ExecServerClient.connect(transport, { clientName: 'execrx-spec' }));
   clients.push(client);
-  const audits = lastValueFrom(client.networkPolicyDecisions$.pipe(take(1), toArray(), timeout(30_000)));
+  const audits = lastValueFrom(
+    client.networkPolicyDecisions$.pipe(take(1), toArray(), timeout(30_000)),
+  );
   const handle = await within(
     client.startProcess({
       argv: CURL,

@@ -89,7 +89,11 @@ describe('network policy prompts', () => {
       const prompts = watchPrompts(start(client, executor));
       ask(executor, 1);
       const prompt = prompts[0]!;
-      expect(prompt.request).toEqual({ protocol: 'https_connect', host: 'example.test', port: 443 });
+      expect(prompt.request).toEqual({
+        protocol: 'https_connect',
+        host: 'example.test',
+        port: 443,
+      });
       expect(prompt.deadline).toBe(1000);
       at(scheduler, '300ms a', () => expect(prompt.allow()).toBe(true));
       expectObservable(prompt.outcome$).toBe('300ms (a|)', {
@@ -217,8 +221,12 @@ describe('default network policy', () => {
 
   it('asks the default handler while nobody watches, bounded by the deadline', () => {
     const scheduler = newScheduler();
-    const decide = (request: { request: { host: string } }): Observable<never> | Observable<{ type: 'allow' }> =>
-      request.request.host === 'slow.test' ? NEVER : scheduler.createColdObservable('10ms a', { a: { type: 'allow' as const } });
+    const decide = (request: {
+      request: { host: string };
+    }): Observable<never> | Observable<{ type: 'allow' }> =>
+      request.request.host === 'slow.test'
+        ? NEVER
+        : scheduler.createColdObservable('10ms a', { a: { type: 'allow' as const } });
     const { client, executor } = connect(scheduler, { handleNetworkPolicyRequest: decide });
     scheduler.run(() => {
       start(client, executor);

@@ -17,7 +17,14 @@ import {
 } from '../protocol/errors.js';
 import type { EnvironmentInfo } from '../protocol/environment.js';
 import type { NetworkPolicyDecisionNotification } from '../protocol/network.js';
-import type { ParamsOf } from '../protocol/methods.js';
+import type {
+  CapabilitiesDiscoverV2Result,
+  CapabilityRootsDiscoverV1Result,
+} from '../protocol/capabilities.js';
+import type { EnvironmentConfigReadResult } from '../protocol/environment.js';
+import type { ClientMethod, ParamsOf, ResultOf } from '../protocol/methods.js';
+import type { CallOptions } from './callRouter.js';
+import * as calls from './sessionCalls.js';
 import { pathToFileUri } from '../protocol/pathUri.js';
 import type {
   ExecEnvPolicy,
@@ -231,6 +238,58 @@ export class ExecServerClient {
         })
         .pipe(map((info) => core.cacheEnvironmentInfo(info)));
     });
+  }
+
+  /** `environment/info` asked again, never from the cache (30 s budget). */
+  forceEnvironmentInfo(): Observable<EnvironmentInfo> {
+    return calls.forceEnvironmentInfo(this.core);
+  }
+
+  /** `environmentConfig/read`: the executor's Codex config layers for `cwd`, reduced to key paths. */
+  readEnvironmentConfig(
+    options: calls.EnvironmentConfigReadOptions,
+  ): Observable<EnvironmentConfigReadResult> {
+    return calls.readEnvironmentConfig(this.core, options);
+  }
+
+  /**
+   * `capabilityRoots/discoverV1`: plugin and skill manifests under each root, in request order.
+   * Replayed once when the transport is lost in flight and the session recovers within 8 s.
+   */
+  discoverCapabilityRoots(
+    roots: readonly calls.CapabilityRootRequest[],
+  ): Observable<CapabilityRootsDiscoverV1Result> {
+    return calls.discoverCapabilityRoots(this.core, () => this.environmentInfo(), roots);
+  }
+
+  /** `capabilities/discoverV2`: the plugins and skills the executor finds for `cwd`. */
+  discoverCapabilities(cwd: string): Observable<CapabilitiesDiscoverV2Result> {
+    return calls.discoverCapabilities(this.core, cwd);
+  }
+
+  /**
+   * The escape hatch: any client request of the method table, typed by it, for a method this
+   * client does not wrap (or to pass wire params as they are). Same rules as every call:
+   * waits while recovering (see `CallOptions.recovery`), errors once the session ended.
+   */
+  call<M extends ClientMethod>(
+    method: M,
+    params: ParamsOf<M>,
+    options: Pick<CallOptions, 'recovery' | 'timeoutMs'> = {},
+  ): Observable<ResultOf<M>> {
+    return this.core.calls.call(method, params, options);
+  }
+
+  /**
+   * A handle onto a process of this session by id — one started by another client object
+   * before a resume, or by this one. Its `read`, `write`, `signal` and `terminate` reach the
+   * executor's process; its `events$` carry what arrives from now on (use `read()` for the
+   * retained output). Returns the started handle's twin when this client already routes it.
+   */
+  process(processId: string): ProcessHandle {
+    const record = this.core.notifications.recordOf(processId) ?? this.core.register(processId);
+    record.markStarted();
+    return new ProcessHandle(this.core, record, null);
   }
 
   /**

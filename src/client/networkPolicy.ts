@@ -44,9 +44,11 @@ export function answerPolicyRequest(
   if (prompts === undefined) return of(NOT_ALLOWED);
   const fallback = (): Observable<NetworkPolicyDecision> =>
     decide === undefined ? of(PROMPT_NOT_ALLOWED) : defer(() => decide(request)).pipe(take(1));
-  return prompts
-    .decide(request, fallback)
-    .pipe(map((result): NetworkPolicyRequestResult => ({ decision: sanitizeDecision(result.decision) })));
+  return prompts.decide(request, fallback).pipe(
+    map((result): NetworkPolicyRequestResult => ({
+      decision: sanitizeDecision(result.decision),
+    })),
+  );
 }
 
 const encoder = new TextEncoder();

@@ -103,6 +103,16 @@ export class NotificationRouter {
     return record;
   }
 
+  /** The route of a process this session knows, if any. */
+  recordOf(processId: string): ProcessRecord | undefined {
+    return this.processes.get(processId);
+  }
+
+  /** A fresh `requestId` for a buffered HTTP request (no body route). */
+  httpRequestId(): string {
+    return `http-${this.nextHttpRequestId++}`;
+  }
+
   /** Removes a route if it still belongs to `record`; its pending policy requests are denied. */
   unregister(record: ProcessRecord): void {
     if (this.processes.get(record.processId) === record) this.processes.delete(record.processId);
@@ -116,7 +126,7 @@ export class NotificationRouter {
 
   /** A route for the body of a new streamed request, with a fresh id (§8.2). */
   openHttpStream(): HttpBodyStream {
-    return this.httpStreams.register(`http-${this.nextHttpRequestId++}`);
+    return this.httpStreams.register(this.httpRequestId());
   }
 
   closeHttpStream(stream: HttpBodyStream): void {
