@@ -4,7 +4,6 @@
  * `resume()`. The lifecycle layer above decides when to reconnect, resume, retire or fail.
  */
 import { Observable, defer, map, of, throwError, type SchedulerLike } from 'rxjs';
-import { randomUUID } from '../platform/index.js';
 import {
   ConnectError,
   DisconnectedError,
@@ -25,15 +24,6 @@ import type { EnvironmentConfigReadResult } from '../protocol/environment.js';
 import type { ClientMethod, ParamsOf, ResultOf } from '../protocol/methods.js';
 import type { CallOptions } from './callRouter.js';
 import * as calls from './sessionCalls.js';
-import { pathToFileUri } from '../protocol/pathUri.js';
-import type {
-  ExecEnvPolicy,
-  ManagedNetwork,
-  NetworkProxyLaunch,
-  ProcessMetadata,
-  ShellSnapshot,
-} from '../protocol/process.js';
-import type { FileSystemSandboxContext } from '../protocol/sandbox.js';
 import type { Transport } from '../transport/transport.js';
 import { FileSystemClient } from './fileSystemClient.js';
 import { HttpClient } from './httpClient.js';
@@ -44,6 +34,9 @@ import {
 } from './limits.js';
 import { NETWORK_POLICY_TIMEOUT_MS } from './networkPolicyPrompts.js';
 import { ProcessHandle } from './processHandle.js';
+import { buildStartParams, type StartProcessOptions } from './startProcessOptions.js';
+
+export type { StartProcessOptions } from './startProcessOptions.js';
 import {
   SessionCore,
   type NetworkPolicyHandler,
@@ -75,43 +68,6 @@ export interface ExecServerClientOptions {
    * `policyDecisionTimeoutMs`; at the deadline the answer is deny `not_allowed`. Default 30 000 ms.
    */
   readonly networkPolicyTimeoutMs?: number;
-}
-
-/** What to run (`process/start`, spec §6.1), with a native `cwd`. */
-export interface StartProcessOptions {
-  /** Program and arguments; `argv[0]` is resolved through the child's `PATH`. */
-  readonly argv: readonly string[];
-  /** Native absolute working directory on the executor host. */
-  readonly cwd: string;
-  /** Unique within the session; default a random UUID. */
-  readonly processId?: string;
-  /**
-   * Child environment. With `envPolicy` omitted or null, the child gets exactly `env`
-   * (no inherited `PATH`!). Default `{}`.
-   */
-  readonly env?: Readonly<Record<string, string>>;
-  /** Start from the executor's environment filtered by this policy, then overlay `env` (§6.3). */
-  readonly envPolicy?: ExecEnvPolicy | null;
-  /** Run on an 80×24 pseudo-terminal; output then arrives as stream `pty`. Default false. */
-  readonly tty?: boolean;
-  /** Keep stdin writable without a terminal. Default false (stdin is /dev/null). */
-  readonly pipeStdin?: boolean;
-  /** Override the child's visible `argv[0]`. */
-  readonly arg0?: string | null;
-  readonly sandbox?: FileSystemSandboxContext | null;
-  readonly enforceManagedNetwork?: boolean;
-  readonly managedNetwork?: ManagedNetwork | null;
-  readonly metadata?: ProcessMetadata;
-  readonly shellSnapshot?: ShellSnapshot;
-  /** Executor-local network proxy (`proxy` config plus `policyDecisionTimeoutMs`), spec §6.1. */
-  readonly networkProxy?: NetworkProxyLaunch;
-  /**
-   * Who decides this process's network policy requests while nobody watches
-   * `handle.networkPolicyRequests$`: `'default'` (the client's default policy, the default) or
-   * `'prompt'` (they wait, within their deadline, for the first watcher — use this when a UI
-   * subscribes after the handle arrives, so no early request slips to the default).
-   */
-  readonly networkPolicy?: 'default' | 'prompt';
 }
 
 export class ExecServerClient {
@@ -409,23 +365,4 @@ export function isRetryableResumeError(error: unknown): boolean {
     error instanceof ConnectError ||
     (error instanceof ServerError && error.code === ErrorCode.sessionAlreadyAttached)
   );
-}
-
-function buildStartParams(options: StartProcessOptions): ParamsOf<'process/start'> {
-  return {
-    processId: options.processId ?? randomUUID(),
-    ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
-    argv: [...options.argv],
-    cwd: pathToFileUri(options.cwd),
-    envPolicy: options.envPolicy ?? null,
-    ...(options.shellSnapshot === undefined ? {} : { shellSnapshot: options.shellSnapshot }),
-    env: { ...(options.env ?? {}) },
-    tty: options.tty ?? false,
-    pipeStdin: options.pipeStdin ?? false,
-    arg0: options.arg0 ?? null,
-    sandbox: options.sandbox ?? null,
-    enforceManagedNetwork: options.enforceManagedNetwork ?? false,
-    managedNetwork: options.managedNetwork ?? null,
-    ...(options.networkProxy === undefined ? {} : { networkProxy: options.networkProxy }),
-  };
 }
