@@ -720,11 +720,17 @@ describe('recovery', () => {
     });
     expect(next.executor.notifications).toEqual([{ method: 'initialized', params: {} }]);
     const catchUp = next.executor.take('process/read');
-    expect(catchUp.params).toEqual({ processId: 'p1', afterSeq: 1, maxBytes: null, waitMs: 0 });
+    // The catch-up is paged (maxBytes), so a link cut mid-way keeps what already passed.
+    expect(catchUp.params).toEqual({
+      processId: 'p1',
+      afterSeq: 1,
+      maxBytes: 128 * 1024,
+      waitMs: 0,
+    });
     // Nothing else is sent before the catch-up is answered.
     expect(next.executor.requests.map((r) => r.method)).toEqual(['initialize', 'process/read']);
-    next.executor.respond(catchUp, {
-      chunks: [{ seq: 2, stream: 'stdout', chunk: base64('b') }],
+    const page = (chunks: unknown[]) => ({
+      chunks,
       nextSeq: 3,
       exited: false,
       exitCode: null,
@@ -732,10 +738,17 @@ describe('recovery', () => {
       failure: null,
       sandboxDenied: false,
     });
+    next.executor.respond(catchUp, page([{ seq: 2, stream: 'stdout', chunk: base64('b') }]));
+    expect(resumed.completed).toBe(false);
+    // Until a page comes back empty.
+    const nextPage = next.executor.take('process/read');
+    expect(nextPage.params).toMatchObject({ afterSeq: 2, maxBytes: 128 * 1024 });
+    next.executor.respond(nextPage, page([]));
     expect(resumed.completed).toBe(true);
     expect(client.state).toBe('connected');
     expect(next.executor.requests.map((r) => r.method)).toEqual([
       'initialize',
+      'process/read',
       'process/read',
       'process/write',
       'process/read',
