@@ -136,3 +136,32 @@ describe('process(id)', () => {
     expect(twin.processId).toBe('p9');
   });
 });
+
+describe('recovery and in-flight starts', () => {
+  it('a start in flight when the transport drops is settled before the catch-up reads', () => {
+    const { client, executor } = connect({ recovery: true });
+    const running = watch(client.startProcess({ processId: 'old', argv: ['cat'], cwd: '/tmp' }));
+    executor.respond(executor.take('process/start'), { processId: 'old', sandboxType: 'none' });
+    const starting = watch(client.startProcess({ processId: 'new', argv: ['cat'], cwd: '/tmp' }));
+    expect(executor.pending('process/start')).toHaveLength(1);
+    executor.end.close();
+    // Settled by the loss itself: the caller sees it, and the start is not recoverable.
+    expect((starting.error as Error).message).toBe('exec-server transport disconnected');
+    const next = fakeConnection('session-1');
+    watch(client.resume(next.transport));
+    const reads = next.executor.pending('process/read');
+    expect(reads.map((r) => (r.params as { processId: string }).processId)).toEqual(['old']);
+    next.executor.respond(reads[0]!, {
+      chunks: [],
+      nextSeq: 1,
+      exited: false,
+      exitCode: null,
+      closed: false,
+      failure: null,
+      sandboxDenied: false,
+    });
+    // Then the abandoned start is cleaned up on the resumed transport (it may have started).
+    expect(next.executor.take('process/terminate').params).toEqual({ processId: 'new' });
+    expect(running.values).toHaveLength(1);
+  });
+});
