@@ -121,10 +121,7 @@ export function discoverCapabilityRoots(
     switchMap((info) => {
       if (!info.capabilities.capabilityDiscoverySandbox) {
         return throwError(
-          () =>
-            new ProtocolError(
-              'exec-server does not support sandboxed capability discovery (capability `capabilityDiscoverySandbox` is false)',
-            ),
+          () => new ProtocolError('exec-server does not support sandboxed capability discovery'),
         );
       }
       return replayOnce;
