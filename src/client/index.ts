@@ -27,8 +27,10 @@ export {
   type WalkEntry,
   type WalkOutcome,
 } from './fileSystemClient.js';
+export type { CapabilityRootRequest, EnvironmentConfigReadOptions } from './sessionCalls.js';
 export {
   HttpClient,
+  type BufferedHttpResponse,
   type HttpRequest,
   type HttpRequestHeader,
   type HttpResponse,
