@@ -146,6 +146,8 @@ function openWebSocket(
   return connectWebSocket(params.url, {
     connectTimeoutMs: params.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     ...(params.headers ? { headers: { ...params.headers } } : {}),
+    ...(params.tls ? { tls: params.tls } : {}),
+    ...(params.proxy ? { proxy: params.proxy } : {}),
     ...(scheduler ? { scheduler } : {}),
   });
 }
