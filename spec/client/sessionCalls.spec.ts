@@ -165,3 +165,40 @@ describe('recovery and in-flight starts', () => {
     expect(running.values).toHaveLength(1);
   });
 });
+
+describe('traceContext', () => {
+  it("every request carries the caller's current trace, on resumed transports too", () => {
+    const parent = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+    let current: { traceparent: string } | undefined = parent;
+    const { transport, executor } = fakeConnection('session-1');
+    const raw: string[] = [];
+    executor.end.incoming$.subscribe((text) => raw.push(text));
+    let client: ExecServerClient | undefined;
+    ExecServerClient.connect(transport, {
+      clientName: 'spec',
+      recovery: true,
+      traceContext: () => current,
+    }).subscribe((c) => (client = c));
+    opened.push(client!);
+    watch(client!.forceEnvironmentInfo());
+    current = undefined;
+    watch(client!.forceEnvironmentInfo());
+    current = parent;
+    executor.end.close();
+    const next = fakeConnection('session-1');
+    const resumedRaw: string[] = [];
+    next.executor.end.incoming$.subscribe((text) => resumedRaw.push(text));
+    watch(client!.resume(next.transport));
+    const traces = (texts: string[]) =>
+      texts
+        .map((text) => JSON.parse(text) as { method?: string; trace?: unknown })
+        .filter((message) => message.method !== 'initialized')
+        .map((message) => [message.method, message.trace]);
+    expect(traces(raw)).toEqual([
+      ['initialize', parent],
+      ['environment/info', parent],
+      ['environment/info', undefined],
+    ]);
+    expect(traces(resumedRaw)).toEqual([['initialize', parent]]);
+  });
+});

@@ -16,6 +16,7 @@ import {
 } from '../protocol/errors.js';
 import type { EnvironmentInfo } from '../protocol/environment.js';
 import type { NetworkPolicyDecisionNotification } from '../protocol/network.js';
+import type { W3cTraceContext } from '../protocol/w3cTraceContext.js';
 import type {
   CapabilitiesDiscoverV2Result,
   CapabilityRootsDiscoverV1Result,
@@ -68,6 +69,12 @@ export interface ExecServerClientOptions {
    * `policyDecisionTimeoutMs`; at the deadline the answer is deny `not_allowed`. Default 30 000 ms.
    */
   readonly networkPolicyTimeoutMs?: number;
+  /**
+   * The W3C trace context of the caller's current span, asked for each request the session
+   * sends, on every transport it runs on (resumed ones included): requests then carry
+   * `trace` (src/transport/tracedTransport.ts has the rules). Undefined: no `trace`.
+   */
+  readonly traceContext?: () => W3cTraceContext | undefined;
 }
 
 export class ExecServerClient {
@@ -106,6 +113,7 @@ export class ExecServerClient {
         recovery: options.recovery ?? false,
         handleNetworkPolicyRequest: options.handleNetworkPolicyRequest,
         networkPolicyTimeoutMs: options.networkPolicyTimeoutMs ?? NETWORK_POLICY_TIMEOUT_MS,
+        traceContext: options.traceContext,
       });
       const resumeSessionId = options.resumeSessionId ?? null;
       const rpc = core.openRpc(transport);

@@ -22,6 +22,8 @@ import { EnvironmentInfo } from '../protocol/environment.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import { RpcConnection } from '../rpc/rpcConnection.js';
 import type { Transport } from '../transport/transport.js';
+import { traceRequests } from '../transport/tracedTransport.js';
+import type { W3cTraceContext } from '../protocol/w3cTraceContext.js';
 import { CallRouter } from './callRouter.js';
 import type { NetworkPolicyHandler } from './networkPolicy.js';
 import { NotificationRouter, type ProcessRecord } from './notificationRouter.js';
@@ -41,6 +43,8 @@ export interface SessionCoreOptions {
   readonly handleNetworkPolicyRequest: NetworkPolicyHandler | undefined;
   /** Deadline of a network policy request whose process names none. */
   readonly networkPolicyTimeoutMs: number;
+  /** Adds `trace` to every request on every transport of the session, when set. */
+  readonly traceContext: (() => W3cTraceContext | undefined) | undefined;
 }
 
 export class SessionCore {
@@ -79,7 +83,8 @@ export class SessionCore {
 
   /** Wraps a transport in an RpcConnection whose traffic this session routes. */
   openRpc(transport: Transport): RpcConnection {
-    return new RpcConnection(transport, {
+    const trace = this.options.traceContext;
+    return new RpcConnection(trace ? traceRequests(transport, trace) : transport, {
       handleRequest: (method, params) => this.notifications.answer(method, params),
       onNotification: (notification, rpc) => this.dispatch(rpc, notification),
       onClose: (reason, rpc) => this.onTransportLost(rpc, reason),

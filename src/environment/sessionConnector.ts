@@ -23,6 +23,7 @@ import {
 import { randomUUID } from '../platform/index.js';
 import { ExecServerClient } from '../client/execServerClient.js';
 import type { NetworkPolicyHandler } from '../client/networkPolicy.js';
+import type { W3cTraceContext } from '../protocol/w3cTraceContext.js';
 import { NoiseChannelPublicKey } from '../noise/publicKey.js';
 import { ConnectError, DisconnectedError, ProtocolError } from '../protocol/errors.js';
 import {
@@ -90,6 +91,8 @@ export interface ConnectOptions {
   readonly networkPolicy?: NetworkPolicyHandler;
   /** Deadline of each network policy request (see `ExecServerClientOptions`). */
   readonly networkPolicyTimeoutMs?: number;
+  /** W3C trace context of the caller's current span, for every request (see `ExecServerClientOptions`). */
+  readonly traceContext?: () => W3cTraceContext | undefined;
 }
 
 /** Cold: connects and initializes one new session (`resumeSessionId: null`). */
@@ -125,7 +128,7 @@ function initialize(
   initializeTimeoutMs: number | undefined,
   options: ConnectOptions,
 ): Observable<ExecServerClient> {
-  const { scheduler, networkPolicy, networkPolicyTimeoutMs } = options;
+  const { scheduler, networkPolicy, networkPolicyTimeoutMs, traceContext } = options;
   return ExecServerClient.connect(transport, {
     clientName: ENVIRONMENT_CLIENT_NAME,
     recovery: true,
@@ -133,6 +136,7 @@ function initialize(
     ...(scheduler ? { scheduler } : {}),
     ...(networkPolicy ? { handleNetworkPolicyRequest: networkPolicy } : {}),
     ...(networkPolicyTimeoutMs === undefined ? {} : { networkPolicyTimeoutMs }),
+    ...(traceContext ? { traceContext } : {}),
   });
 }
 
