@@ -17,6 +17,7 @@ import {
   TimeoutError,
 } from '../../src/protocol/errors.js';
 import { base64, fakeConnection, text, type FakeExecutor } from './support/fakeExecutor.js';
+import { connectFake, watch } from './support/fakeClient.js';
 
 const ENV_INFO = { shell: { name: 'bash', path: '/bin/bash' }, executorVersion: '0.169.0' };
 
@@ -26,30 +27,8 @@ afterEach(() => {
   for (const client of opened.splice(0)) client.close();
 });
 
-/** Connects synchronously over an in-memory pair (the fake answers initialize at once). */
 function connect(options: Partial<ExecServerClientOptions> = {}, environmentInfo?: unknown) {
-  const { transport, executor } = fakeConnection('session-1', environmentInfo);
-  let client: ExecServerClient | undefined;
-  ExecServerClient.connect(transport, { clientName: 'spec', ...options }).subscribe(
-    (c) => (client = c),
-  );
-  if (client === undefined) throw new Error('connect did not complete synchronously');
-  opened.push(client);
-  return { client, executor, transport };
-}
-
-/** Subscribes and records what an observable does, synchronously. */
-function watch<T>(source: Observable<T>) {
-  const seen: { values: T[]; error?: unknown; completed: boolean } = {
-    values: [],
-    completed: false,
-  };
-  source.subscribe({
-    next: (value) => seen.values.push(value),
-    error: (error: unknown) => (seen.error = error),
-    complete: () => (seen.completed = true),
-  });
-  return seen;
+  return connectFake(opened, options, environmentInfo);
 }
 
 function startProcess(

@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { range, map } from 'rxjs';
 import { ExecServerClient } from '../../src/client/index.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
-import { base64, fakeConnection } from './support/fakeExecutor.js';
+import { base64 } from './support/fakeExecutor.js';
+import { connectFake } from './support/fakeClient.js';
 
 const opened: ExecServerClient[] = [];
 afterEach(() => {
@@ -20,12 +21,7 @@ const INFO = {
 };
 
 function connect() {
-  const { transport, executor } = fakeConnection('session-1', INFO);
-  let client: ExecServerClient | undefined;
-  ExecServerClient.connect(transport, { clientName: 'spec' }).subscribe((c) => (client = c));
-  if (client === undefined) throw new Error('connect did not complete synchronously');
-  opened.push(client);
-  return { client, executor };
+  return connectFake(opened, {}, INFO);
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));

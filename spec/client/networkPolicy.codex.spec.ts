@@ -5,50 +5,24 @@
  * ever leaves the machine: every request is denied, and loopback targets are refused by the
  * executor's baseline policy.
  */
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { firstValueFrom, lastValueFrom, take, timeout, toArray, type Observable } from 'rxjs';
+import { expect, it } from '@jest/globals';
+import { lastValueFrom, take, timeout, toArray } from 'rxjs';
 import { ExecServerClient, type NetworkPolicyPrompt } from '../../src/client/index.js';
 import { connectWebSocket } from '../../src/transport/webSocketTransport.js';
-import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
-import { CURL, PROXY } from '../support/networkProxy.js';
+import { codexWorkspace, within } from '../support/codexWorkspace.js';
+import { curlBehindProxy } from '../support/networkProxy.js';
 
-const within = <T>(source: Observable<T>): Promise<T> =>
-  firstValueFrom(source.pipe(timeout(20_000)));
-
-let server: RunningExecServer;
-let workDir: string;
-const clients: ExecServerClient[] = [];
-
-beforeAll(async () => {
-  server = await startCodexExecServer();
-  workDir = realpathSync(await mkdtemp(join(tmpdir(), 'execrx-policy-')));
-});
-
-afterAll(async () => {
-  for (const client of clients) client.close();
-  await server?.stop();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
-});
+const workspace = codexWorkspace('execrx-policy-');
 
 it('a UI watching the handle denies the request; the audit names the decision', async () => {
-  const transport = await within(connectWebSocket(server.url));
+  const transport = await within(connectWebSocket(workspace.server.url));
   const client = await within(ExecServerClient.connect(transport, { clientName: 'execrx-spec' }));
-  clients.push(client);
+  workspace.clients.push(client);
   const audits = lastValueFrom(
     client.networkPolicyDecisions$.pipe(take(1), toArray(), timeout(30_000)),
   );
   const handle = await within(
-    client.startProcess({
-      argv: CURL,
-      cwd: workDir,
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
-      networkProxy: { proxy: PROXY, policyDecisionTimeoutMs: 10_000 },
-      networkPolicy: 'prompt',
-    }),
+    client.startProcess({ ...curlBehindProxy(workspace.workDir), networkPolicy: 'prompt' }),
   );
   const seen: NetworkPolicyPrompt[] = [];
   handle.networkPolicyRequests$.subscribe((prompt) => {

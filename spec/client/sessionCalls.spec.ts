@@ -4,11 +4,11 @@
  * capability, uncached environment info always asks, `process(id)` routes by id.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { ExecServerClient, type ExecServerClientOptions } from '../../src/client/index.js';
 import { DisconnectedError, ProtocolError } from '../../src/protocol/errors.js';
 import { base64, fakeConnection } from './support/fakeExecutor.js';
+import { EMPTY_READ, connectFake, watch } from './support/fakeClient.js';
 
 const opened: ExecServerClient[] = [];
 afterEach(() => {
@@ -21,27 +21,7 @@ const INFO = (capabilityDiscoverySandbox: boolean) => ({
 });
 
 function connect(options: Partial<ExecServerClientOptions> = {}, info?: unknown) {
-  const { transport, executor } = fakeConnection('session-1', info);
-  let client: ExecServerClient | undefined;
-  ExecServerClient.connect(transport, { clientName: 'spec', ...options }).subscribe(
-    (c) => (client = c),
-  );
-  if (client === undefined) throw new Error('connect did not complete synchronously');
-  opened.push(client);
-  return { client, executor };
-}
-
-function watch<T>(source: Observable<T>) {
-  const seen: { values: T[]; error?: unknown; completed: boolean } = {
-    values: [],
-    completed: false,
-  };
-  source.subscribe({
-    next: (value) => seen.values.push(value),
-    error: (error: unknown) => (seen.error = error),
-    complete: () => (seen.completed = true),
-  });
-  return seen;
+  return connectFake(opened, options, info);
 }
 
 const DISCOVERED = {
@@ -151,15 +131,7 @@ describe('recovery and in-flight starts', () => {
     watch(client.resume(next.transport));
     const reads = next.executor.pending('process/read');
     expect(reads.map((r) => (r.params as { processId: string }).processId)).toEqual(['old']);
-    next.executor.respond(reads[0]!, {
-      chunks: [],
-      nextSeq: 1,
-      exited: false,
-      exitCode: null,
-      closed: false,
-      failure: null,
-      sandboxDenied: false,
-    });
+    next.executor.respond(reads[0]!, EMPTY_READ);
     // Then the abandoned start is cleaned up on the resumed transport (it may have started).
     expect(next.executor.take('process/terminate').params).toEqual({ processId: 'new' });
     expect(running.values).toHaveLength(1);

@@ -3,35 +3,15 @@
  * the transport was down (~600 KB) is caught up in `process/read` pages of at most 128 KiB
  * (src/client/sessionResume.ts), and every byte arrives once, in order.
  */
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { firstValueFrom, lastValueFrom, timeout, toArray, type Observable } from 'rxjs';
+import { expect, it } from '@jest/globals';
+import { lastValueFrom, timeout, toArray } from 'rxjs';
 import { ExecServerClient } from '../../src/client/index.js';
 import { ServerError } from '../../src/protocol/errors.js';
 import { connectWebSocket } from '../../src/transport/webSocketTransport.js';
 import type { Transport } from '../../src/transport/transport.js';
-import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
+import { codexWorkspace, within } from '../support/codexWorkspace.js';
 
-const within = <T>(source: Observable<T>): Promise<T> =>
-  firstValueFrom(source.pipe(timeout(20_000)));
-
-let server: RunningExecServer;
-let workDir: string;
-const clients: ExecServerClient[] = [];
-
-beforeAll(async () => {
-  server = await startCodexExecServer();
-  workDir = realpathSync(await mkdtemp(join(tmpdir(), 'execrx-resume-')));
-});
-
-afterAll(async () => {
-  for (const client of clients) client.close();
-  await server?.stop();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
-});
+const workspace = codexWorkspace('execrx-resume-');
 
 /** A transport that records the `process/read` requests it sends. */
 function recording(transport: Transport, reads: unknown[]): Transport {
@@ -47,18 +27,18 @@ function recording(transport: Transport, reads: unknown[]): Transport {
 }
 
 it('catches up ~600 KB missed during a loss in pages of at most 128 KiB', async () => {
-  const first = await within(connectWebSocket(server.url));
+  const first = await within(connectWebSocket(workspace.server.url));
   const client = await within(
     ExecServerClient.connect(first, { clientName: 'execrx-spec', recovery: true }),
   );
-  clients.push(client);
+  workspace.clients.push(client);
   // 600 000 bytes of 'x' in 6 000-byte writes, after the transport is gone.
   const script =
     'sleep 1; i=0; while [ $i -lt 100 ]; do head -c 6000 /dev/zero | tr "\\0" x; i=$((i+1)); done';
   const handle = await within(
     client.startProcess({
       argv: ['sh', '-c', script],
-      cwd: workDir,
+      cwd: workspace.workDir,
       env: { PATH: '/usr/bin:/bin' },
     }),
   );
@@ -67,7 +47,7 @@ it('catches up ~600 KB missed during a loss in pages of at most 128 KiB', async 
   await new Promise((resolve) => setTimeout(resolve, 2500));
   const reads: unknown[] = [];
   for (let attempt = 0; attempt < 50; attempt++) {
-    const next = recording(await within(connectWebSocket(server.url)), reads);
+    const next = recording(await within(connectWebSocket(workspace.server.url)), reads);
     const resumed = await within(client.resume(next)).then(
       () => true,
       (error: unknown) => {
