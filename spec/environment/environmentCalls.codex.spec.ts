@@ -52,3 +52,14 @@ it('forceInfo, readEnvironmentConfig and discoverCapabilityRoots on a configured
   const roots = await within(environment.discoverCapabilityRoots([{ id: 'w', path: workDir }]));
   expect(roots.roots.map((root) => root.id)).toEqual(['w']);
 });
+
+it("the environment's filesystem reads a file block by block as it is pulled", async () => {
+  const environment = manager.getEnvironment('remote') as Environment;
+  const path = join(workDir, 'blocks.bin');
+  const content = Buffer.alloc(2 * 1024 * 1024 + 5, 7);
+  await writeFile(path, content);
+  const blocks: Uint8Array[] = [];
+  for await (const block of environment.getFilesystem().readFileBlocks(path)) blocks.push(block);
+  expect(blocks.map((block) => block.byteLength)).toEqual([1024 * 1024, 1024 * 1024, 5]);
+  expect(Buffer.concat(blocks).equals(content)).toBe(true);
+});
