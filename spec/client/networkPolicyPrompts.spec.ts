@@ -208,6 +208,21 @@ describe("networkPolicy: 'prompt'", () => {
       { id: 2, result: { decision: { type: 'allow' } } },
     ]);
   });
+
+  it('held requests that timed out are not handed to a later watcher', () => {
+    const scheduler = newScheduler();
+    const { client, executor } = connect(scheduler);
+    const prompts: NetworkPolicyPrompt[] = [];
+    scheduler.run(() => {
+      const handle = start(client, executor, 'p1', undefined, 'prompt');
+      for (let id = 1; id <= 3; id++) ask(executor, id);
+      at(scheduler, '2000ms a', () =>
+        handle.networkPolicyRequests$.subscribe((prompt) => prompts.push(prompt)),
+      );
+    });
+    expect(prompts).toEqual([]);
+    expect(executor.replies).toHaveLength(3);
+  });
 });
 
 describe('default network policy', () => {

@@ -164,6 +164,8 @@ export class PolicyPrompts {
         scheduler.now() + this.options.timeoutMs,
         (outcome, send) => {
           this.open.delete(prompt);
+          const unseenAt = this.unseen.indexOf(prompt);
+          if (unseenAt >= 0) this.unseen.splice(unseenAt, 1);
           deadline.unsubscribe();
           defaultAnswer?.unsubscribe();
           if (!send) {
