@@ -249,6 +249,7 @@ export class ExecServerClient {
    * before a resume, or by this one. Its `read`, `write`, `signal` and `terminate` reach the
    * executor's process; its `events$` carry what arrives from now on (use `read()` for the
    * retained output). Returns the started handle's twin when this client already routes it.
+   * Throws the session's error once it was retired or failed.
    */
   process(processId: string): ProcessHandle {
     const record = this.core.notifications.recordOf(processId) ?? this.core.register(processId);
