@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { WIRE_DIR, type TranscriptEntry, type WireFixture } from '../spec/protocol/wireFixtures.js';
 import { startCodexExecServer, type RunningExecServer } from '../spec/support/codexExecServer.js';
+import { PROXY } from '../spec/support/networkProxy.js';
 import { pathToFileUri } from '../src/protocol/pathUri.js';
 
 /** What one scenario writes: a wire fixture without its file name. */
@@ -1317,15 +1318,7 @@ const scenarios: Scenario[] = [
       'Executor-local network proxy (networkProxy with policyDecisionTimeoutMs): baseline denial of a loopback target (policyDecision only), a network/policyRequest answered deny, one answered with a JSON-RPC error. No connection is ever allowed out.',
     async run({ url, rec, dirUri }) {
       const a = await Conn.session(url, rec);
-      const proxy = {
-        enabled: true,
-        enableSocks5: false,
-        enableSocks5Udp: false,
-        allowUpstreamProxy: false,
-        dangerouslyAllowAllUnixSockets: false,
-        mode: 'full',
-        allowLocalBinding: false,
-      };
+      const proxy = PROXY;
       const curl = (target: string) => [
         'sh',
         '-c',

@@ -17,6 +17,7 @@ import {
   TimeoutError,
 } from '../../src/protocol/errors.js';
 import { base64, fakeConnection, text, type FakeExecutor } from './support/fakeExecutor.js';
+import { connectFake, watch } from './support/fakeClient.js';
 
 const ENV_INFO = { shell: { name: 'bash', path: '/bin/bash' }, executorVersion: '0.169.0' };
 
@@ -26,30 +27,8 @@ afterEach(() => {
   for (const client of opened.splice(0)) client.close();
 });
 
-/** Connects synchronously over an in-memory pair (the fake answers initialize at once). */
 function connect(options: Partial<ExecServerClientOptions> = {}, environmentInfo?: unknown) {
-  const { transport, executor } = fakeConnection('session-1', environmentInfo);
-  let client: ExecServerClient | undefined;
-  ExecServerClient.connect(transport, { clientName: 'spec', ...options }).subscribe(
-    (c) => (client = c),
-  );
-  if (client === undefined) throw new Error('connect did not complete synchronously');
-  opened.push(client);
-  return { client, executor, transport };
-}
-
-/** Subscribes and records what an observable does, synchronously. */
-function watch<T>(source: Observable<T>) {
-  const seen: { values: T[]; error?: unknown; completed: boolean } = {
-    values: [],
-    completed: false,
-  };
-  source.subscribe({
-    next: (value) => seen.values.push(value),
-    error: (error: unknown) => (seen.error = error),
-    complete: () => (seen.completed = true),
-  });
-  return seen;
+  return connectFake(opened, options, environmentInfo);
 }
 
 function startProcess(
@@ -731,11 +710,17 @@ describe('recovery', () => {
     });
     expect(next.executor.notifications).toEqual([{ method: 'initialized', params: {} }]);
     const catchUp = next.executor.take('process/read');
-    expect(catchUp.params).toEqual({ processId: 'p1', afterSeq: 1, maxBytes: null, waitMs: 0 });
+    // The catch-up is paged (maxBytes), so a link cut mid-way keeps what already passed.
+    expect(catchUp.params).toEqual({
+      processId: 'p1',
+      afterSeq: 1,
+      maxBytes: 128 * 1024,
+      waitMs: 0,
+    });
     // Nothing else is sent before the catch-up is answered.
     expect(next.executor.requests.map((r) => r.method)).toEqual(['initialize', 'process/read']);
-    next.executor.respond(catchUp, {
-      chunks: [{ seq: 2, stream: 'stdout', chunk: base64('b') }],
+    const page = (chunks: unknown[]) => ({
+      chunks,
       nextSeq: 3,
       exited: false,
       exitCode: null,
@@ -743,10 +728,17 @@ describe('recovery', () => {
       failure: null,
       sandboxDenied: false,
     });
+    next.executor.respond(catchUp, page([{ seq: 2, stream: 'stdout', chunk: base64('b') }]));
+    expect(resumed.completed).toBe(false);
+    // Until a page comes back empty.
+    const nextPage = next.executor.take('process/read');
+    expect(nextPage.params).toMatchObject({ afterSeq: 2, maxBytes: 128 * 1024 });
+    next.executor.respond(nextPage, page([]));
     expect(resumed.completed).toBe(true);
     expect(client.state).toBe('connected');
     expect(next.executor.requests.map((r) => r.method)).toEqual([
       'initialize',
+      'process/read',
       'process/read',
       'process/write',
       'process/read',

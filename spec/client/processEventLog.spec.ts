@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { ProcessFailedError } from '../../src/protocol/errors.js';
 import { ProcessEventLog, type ProcessReadSnapshot } from '../../src/client/processEventLog.js';
 import type { ProcessEvent, ProcessOutputEvent } from '../../src/client/processEvents.js';
+import { EMPTY_READ } from './support/fakeClient.js';
 
 const out = (
   seq: number,
@@ -44,13 +45,7 @@ function record(log: ProcessEventLog): {
 }
 
 const snapshot = (overrides: Partial<ProcessReadSnapshot>): ProcessReadSnapshot => ({
-  chunks: [],
-  nextSeq: 1,
-  exited: false,
-  exitCode: null,
-  closed: false,
-  failure: null,
-  sandboxDenied: false,
+  ...EMPTY_READ,
   ...overrides,
 });
 

@@ -9,6 +9,7 @@ import { EMPTY, firstValueFrom, of, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { CallRouter, type CallOptions } from '../../src/client/callRouter.js';
 import { NotificationRouter } from '../../src/client/notificationRouter.js';
+import type { NetworkPolicyHandler } from '../../src/client/networkPolicy.js';
 import { SessionLifecycle, type SessionState } from '../../src/client/sessionLifecycle.js';
 import { DisconnectedError, ExecServerError, TimeoutError } from '../../src/protocol/errors.js';
 import type { ClientMethod, ParamsOf, ResultOf } from '../../src/protocol/methods.js';
@@ -189,9 +190,19 @@ describe('CallRouter', () => {
   });
 });
 
+/** A router as a session builds it, with `policy` deciding for processes nobody watches. */
+function notificationRouter(policy?: NetworkPolicyHandler): NotificationRouter {
+  return new NotificationRouter({
+    policy,
+    policyTimeoutMs: 60_000,
+    scheduler: undefined,
+    dropReason: () => 'session ended',
+  });
+}
+
 describe('NotificationRouter', () => {
   it('routes process events by id and forgets a finished process', () => {
-    const notifications = new NotificationRouter(undefined);
+    const notifications = notificationRouter();
     const record = notifications.register('p');
     expect(() => notifications.register('p')).toThrow('session already registered for process p');
     const output = { processId: 'p', seq: 1, stream: 'stdout', chunk: base64('hi') };
@@ -208,7 +219,7 @@ describe('NotificationRouter', () => {
   });
 
   it('throws on a notification that does not match the protocol', () => {
-    const notifications = new NotificationRouter(undefined);
+    const notifications = notificationRouter();
     expect(() =>
       notifications.dispatch({ method: 'process/output', params: { processId: 'p' } }),
     ).toThrow(/: `process\/output` params did not match the protocol/);
@@ -220,12 +231,12 @@ describe('NotificationRouter', () => {
       request: { host: 'example.com', protocol: 'https_connect', port: 443 },
     });
     const denied = { decision: { type: 'deny', reason: 'not_allowed' } };
-    const withoutHandler = new NotificationRouter(undefined);
+    const withoutHandler = notificationRouter();
     withoutHandler.register('p');
     expect(
       await firstValueFrom(withoutHandler.answer('network/policyRequest', request('p'))!),
     ).toEqual(denied);
-    const allowing = new NotificationRouter(() => of({ type: 'allow' as const }));
+    const allowing = notificationRouter(() => of({ type: 'allow' as const }));
     allowing.register('p');
     expect(await firstValueFrom(allowing.answer('network/policyRequest', request('p'))!)).toEqual({
       decision: { type: 'allow' },

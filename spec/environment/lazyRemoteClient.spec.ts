@@ -317,8 +317,12 @@ describe('Environment and EnvironmentManager', () => {
     expect(typeof info.shell).toBe('object');
     expect(await firstValueFrom(environment.status())).toEqual({ status: 'ready' });
     expect(environment.lastReadyInfo?.selectedCapabilityRoots).toHaveLength(1);
-    // A late failure cannot replace Ready.
-    manager.reportEnvironmentProvisioningStatus('environment', { error: 'late' }, registry);
+    // A late failure cannot replace Ready, and is reported to the caller.
+    expect(() =>
+      manager.reportEnvironmentProvisioningStatus('environment', { error: 'late' }, registry),
+    ).toThrow(
+      'environment `environment` is already ready, but a later provisioning report failed: late',
+    );
     expect(await firstValueFrom(environment.status())).toEqual({ status: 'ready' });
     const handle = await firstValueFrom(
       environment

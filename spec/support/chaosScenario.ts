@@ -72,11 +72,9 @@ export interface ChaosScenarioResult {
 }
 
 /**
- * Bytes between cuts: above the largest recovery replay (unread output stays under 768 KiB,
- * ~1 MiB as JSON). Recovery asks for all retained output in one `process/read` response
- * (`maxBytes: null`), so a link that fails before that much has passed never makes progress:
- * with [256 KiB, 1.5 MiB] the Noise path sometimes ends in `recovery timed out after 25s`
- * (bench/chaos-soak.ts with CHAOS_CUT_KIB=256,1536 shows it).
+ * Bytes between cuts. Recovery catches up in `process/read` pages of at most 128 KiB
+ * (src/client/sessionResume.ts), each kept once it arrived, so links shorter-lived than the
+ * whole replay still make progress; bench/chaos-soak.ts with CHAOS_CUT_KIB tries other ranges.
  */
 const CUT_AFTER_BYTES: readonly [number, number] = [1536 * 1024, 3 * 1024 * 1024];
 

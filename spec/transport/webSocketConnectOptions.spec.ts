@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { firstValueFrom, switchMap } from 'rxjs';
 import { WebSocketServer } from 'ws';
 import { ExecServerClient } from '../../src/client/execServerClient.js';
+import { connectSession } from '../../src/environment/sessionConnector.js';
 import { ConnectError, ProtocolError } from '../../src/protocol/errors.js';
 import { connectWebSocket } from '../../src/transport/webSocketTransport.js';
 import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
@@ -185,6 +186,16 @@ describe('connectWebSocket: TLS', () => {
 });
 
 describe('connectWebSocket: HTTP proxy', () => {
+  it("an environment's WebSocket params carry the proxy to every connect", async () => {
+    const proxy = await startProxy();
+    const { client } = await firstValueFrom(
+      connectSession({ kind: 'websocket', url: codex.url, proxy: proxy.url }),
+    );
+    cleanups.push(() => client.close());
+    expect(await firstValueFrom(client.environmentStatus())).toBe('ready');
+    expect(proxy.connects.map((c) => c.target)).toEqual([codex.url.replace('ws://', '')]);
+  });
+
   it('tunnels a session to codex exec-server through CONNECT, with credentials from the URL', async () => {
     const proxy = await startProxy();
     const proxyUrl = proxy.url.replace('http://', 'http://user:p%40ss@');

@@ -11,7 +11,7 @@
 import type { Dirent } from 'node:fs';
 import { mkdir, open, readdir, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join, posix, resolve } from 'node:path';
-import { concatMap, firstValueFrom, from, lastValueFrom, Observable, tap } from 'rxjs';
+import { firstValueFrom, lastValueFrom } from 'rxjs';
 import type { ExecServerClient } from '../client/index.js';
 import { NotFoundError, ServerError } from '../protocol/errors.js';
 import { fileUriToPath } from '../protocol/pathUri.js';
@@ -19,8 +19,8 @@ import { errorMessage } from '../transport/errorMessage.js';
 import type { ProgressBar } from './progressBar.js';
 import { remoteDisplay, type Location } from './remotePath.js';
 
-/** Read-ahead of an upload: blocks read from disk before the executor took the previous ones. */
-export const UPLOAD_READ_AHEAD = 2;
+/** Blocks of an upload in memory at once: the one being written (blocksOf is pulled). */
+export const UPLOAD_READ_AHEAD = 1;
 const BLOCK_BYTES = 1024 * 1024;
 /** Deepest directory nesting copied. */
 export const MAX_COPY_DEPTH = 64;
@@ -168,88 +168,52 @@ async function download(
     throw new CopyError(`cannot write ${target}: ${localReason(error)}`);
   });
   try {
-    await lastValueFrom(
-      client.fs
-        .readFileStream(source)
-        .pipe(
-          concatMap((block) =>
-            from(handle.write(block)).pipe(tap(() => progress.advance(block.byteLength))),
-          ),
-        ),
-      { defaultValue: undefined },
-    ).catch((error: unknown) => {
-      throw new CopyError(`cannot read ${remoteDisplay(source)}: ${remoteReason(error)}`);
-    });
+    // Pulled: the next block is asked for once this one is on disk.
+    const blocks = client.fs.readFileBlocks(source);
+    try {
+      for (;;) {
+        const next = await blocks.next().catch((error: unknown) => {
+          throw new CopyError(`cannot read ${remoteDisplay(source)}: ${remoteReason(error)}`);
+        });
+        if (next.done) break;
+        await handle.write(next.value).catch((error: unknown) => {
+          throw new CopyError(`cannot write ${target}: ${localReason(error)}`);
+        });
+        progress.advance(next.value.byteLength);
+      }
+    } finally {
+      // Closes the executor's handle when the copy stopped early.
+      await blocks.return(undefined).catch(() => undefined);
+    }
   } finally {
     await handle.close();
   }
 }
 
 /**
- * The blocks of an open local file, read as the writer takes them: at most
- * UPLOAD_READ_AHEAD blocks wait in memory. `writeFileStream` handles its blocks one after the
- * other and splits each with `subarray` when it starts on it; that first `subarray` call is
- * the signal that a block was taken (the copy-a-large-file spec fails if it ever stops coming).
+ * The blocks of an open local file, read as the writer pulls them (`writeFileStream` takes an
+ * AsyncIterable and asks for the next block once the previous one was written): at most
+ * UPLOAD_READ_AHEAD block is in memory. `onTaken` counts a block once the writer came back
+ * for the next one (or the file ended), i.e. once it was written.
  */
-export function blocksOf(
+export async function* blocksOf(
   handle: FileHandle,
   path: string,
   onTaken: (bytes: number) => void,
-): Observable<Uint8Array> {
-  return new Observable<Uint8Array>((subscriber) => {
-    let waiting = 0;
-    let position = 0;
-    let reading = false;
-    let ended = false;
-    const pump = async (): Promise<void> => {
-      if (reading || ended) return;
-      reading = true;
-      try {
-        while (waiting < UPLOAD_READ_AHEAD && !ended && !subscriber.closed) {
-          const block = new Uint8Array(BLOCK_BYTES);
-          const { bytesRead } = await handle.read(block, 0, BLOCK_BYTES, position);
-          if (bytesRead === 0) {
-            ended = true;
-            subscriber.complete();
-            break;
-          }
-          position += bytesRead;
-          waiting++;
-          subscriber.next(
-            whenTaken(block.subarray(0, bytesRead), () => {
-              waiting--;
-              onTaken(bytesRead);
-              void pump();
-            }),
-          );
-        }
-      } catch (error) {
-        ended = true;
-        subscriber.error(new CopyError(`cannot read ${path}: ${localReason(error)}`));
-      } finally {
-        reading = false;
-      }
-    };
-    void pump();
-    return () => {
-      ended = true;
-    };
-  });
-}
-
-function whenTaken(block: Uint8Array, taken: () => void): Uint8Array {
-  const subarray = block.subarray.bind(block);
-  let fired = false;
-  Object.defineProperty(block, 'subarray', {
-    value: (begin?: number, end?: number) => {
-      if (!fired) {
-        fired = true;
-        taken();
-      }
-      return subarray(begin, end);
-    },
-  });
-  return block;
+): AsyncGenerator<Uint8Array> {
+  for (let position = 0; ;) {
+    const block = new Uint8Array(BLOCK_BYTES);
+    let bytesRead: number;
+    try {
+      ({ bytesRead } = await handle.read(block, 0, BLOCK_BYTES, position));
+    } catch (error) {
+      throw new CopyError(`cannot read ${path}: ${localReason(error)}`);
+    }
+    if (bytesRead === 0) return;
+    position += bytesRead;
+    yield block.subarray(0, bytesRead);
+    onTaken(bytesRead);
+  }
 }
 
 async function entryOf(
@@ -362,7 +326,9 @@ export function remoteReason(error: unknown): string {
   if (error instanceof NotFoundError) return 'no such file or directory';
   if (error instanceof ServerError) {
     // Both executors say `Permission denied (os error 13)`.
-    return /permission denied/i.test(error.serverMessage) ? 'permission denied' : error.serverMessage;
+    return /permission denied/i.test(error.serverMessage)
+      ? 'permission denied'
+      : error.serverMessage;
   }
   return errorMessage(error);
 }

@@ -4,7 +4,6 @@
  * `resume()`. The lifecycle layer above decides when to reconnect, resume, retire or fail.
  */
 import { Observable, defer, map, of, throwError, type SchedulerLike } from 'rxjs';
-import { randomUUID } from '../platform/index.js';
 import {
   ConnectError,
   DisconnectedError,
@@ -16,16 +15,16 @@ import {
   isTransportClosed,
 } from '../protocol/errors.js';
 import type { EnvironmentInfo } from '../protocol/environment.js';
-import { METHODS, type ClientMethod, type ParamsOf } from '../protocol/methods.js';
-import { pathToFileUri } from '../protocol/pathUri.js';
+import { METHODS, type ClientMethod, type ParamsOf, type ResultOf } from '../protocol/methods.js';
+import type { NetworkPolicyDecisionNotification } from '../protocol/network.js';
+import type { W3cTraceContext } from '../protocol/w3cTraceContext.js';
 import type {
-  ExecEnvPolicy,
-  ManagedNetwork,
-  NetworkProxyLaunch,
-  ProcessMetadata,
-  ShellSnapshot,
-} from '../protocol/process.js';
-import type { FileSystemSandboxContext } from '../protocol/sandbox.js';
+  CapabilitiesDiscoverV2Result,
+  CapabilityRootsDiscoverV1Result,
+} from '../protocol/capabilities.js';
+import type { EnvironmentConfigReadResult } from '../protocol/environment.js';
+import type { CallOptions } from './callRouter.js';
+import * as calls from './sessionCalls.js';
 import type { Transport } from '../transport/transport.js';
 import { FileSystemClient } from './fileSystemClient.js';
 import { HttpClient } from './httpClient.js';
@@ -34,7 +33,11 @@ import {
   ENVIRONMENT_STATUS_TIMEOUT_MS,
   INITIALIZE_TIMEOUT_MS,
 } from './limits.js';
+import { NETWORK_POLICY_TIMEOUT_MS } from './networkPolicyPrompts.js';
 import { ProcessHandle } from './processHandle.js';
+import { buildStartParams, type StartProcessOptions } from './startProcessOptions.js';
+
+export type { StartProcessOptions } from './startProcessOptions.js';
 import {
   SessionCore,
   type NetworkPolicyHandler,
@@ -56,38 +59,22 @@ export interface ExecServerClientOptions {
    * `resume()` or `fail()`. When false (default), a transport loss fails the session.
    */
   readonly recovery?: boolean;
-  /** Answers `network/policyRequest` from the executor; without it every request is denied (`not_allowed`). */
-  readonly handleNetworkPolicyRequest?: NetworkPolicyHandler;
-}
-
-/** What to run (`process/start`, spec §6.1), with a native `cwd`. */
-export interface StartProcessOptions {
-  /** Program and arguments; `argv[0]` is resolved through the child's `PATH`. */
-  readonly argv: readonly string[];
-  /** Native absolute working directory on the executor host. */
-  readonly cwd: string;
-  /** Unique within the session; default a random UUID. */
-  readonly processId?: string;
   /**
-   * Child environment. With `envPolicy` omitted or null, the child gets exactly `env`
-   * (no inherited `PATH`!). Default `{}`.
+   * The default network policy: decides `network/policyRequest`s of processes nobody watches
+   * through `ProcessHandle.networkPolicyRequests$`. Without it they are denied (`not_allowed`).
    */
-  readonly env?: Readonly<Record<string, string>>;
-  /** Start from the executor's environment filtered by this policy, then overlay `env` (§6.3). */
-  readonly envPolicy?: ExecEnvPolicy | null;
-  /** Run on an 80×24 pseudo-terminal; output then arrives as stream `pty`. Default false. */
-  readonly tty?: boolean;
-  /** Keep stdin writable without a terminal. Default false (stdin is /dev/null). */
-  readonly pipeStdin?: boolean;
-  /** Override the child's visible `argv[0]`. */
-  readonly arg0?: string | null;
-  readonly sandbox?: FileSystemSandboxContext | null;
-  readonly enforceManagedNetwork?: boolean;
-  readonly managedNetwork?: ManagedNetwork | null;
-  readonly metadata?: ProcessMetadata;
-  readonly shellSnapshot?: ShellSnapshot;
-  /** Executor-local network proxy (`proxy` config plus `policyDecisionTimeoutMs`), spec §6.1. */
-  readonly networkProxy?: NetworkProxyLaunch;
+  readonly handleNetworkPolicyRequest?: NetworkPolicyHandler;
+  /**
+   * Deadline of each network policy request when its process's `networkProxy` names no
+   * `policyDecisionTimeoutMs`; at the deadline the answer is deny `not_allowed`. Default 30 000 ms.
+   */
+  readonly networkPolicyTimeoutMs?: number;
+  /**
+   * The W3C trace context of the caller's current span, asked for each request the session
+   * sends, on every transport it runs on (resumed ones included): requests then carry
+   * `trace` (src/transport/tracedTransport.ts has the rules). Undefined: no `trace`.
+   */
+  readonly traceContext?: () => W3cTraceContext | undefined;
 }
 
 export class ExecServerClient {
@@ -125,6 +112,8 @@ export class ExecServerClient {
         scheduler: options.scheduler,
         recovery: options.recovery ?? false,
         handleNetworkPolicyRequest: options.handleNetworkPolicyRequest,
+        networkPolicyTimeoutMs: options.networkPolicyTimeoutMs ?? NETWORK_POLICY_TIMEOUT_MS,
+        traceContext: options.traceContext,
       });
       const resumeSessionId = options.resumeSessionId ?? null;
       const rpc = core.openRpc(transport);
@@ -187,6 +176,15 @@ export class ExecServerClient {
   }
 
   /**
+   * `network/policyDecision` audit records the executor sends for this session's processes
+   * (malformed ones and ones for unknown processes are ignored). Hot; completes when the
+   * session ends. `ProcessHandle.networkPolicyDecisions$` has one process's records.
+   */
+  get networkPolicyDecisions$(): Observable<NetworkPolicyDecisionNotification> {
+    return this.core.notifications.policyDecisions$;
+  }
+
+  /**
    * `environment/info`: cached for the session's lifetime (seeded from the `initialize`
    * result when the executor sends it); otherwise fetched with a 30 s budget.
    */
@@ -204,6 +202,59 @@ export class ExecServerClient {
         })
         .pipe(map((info) => core.cacheEnvironmentInfo(info)));
     });
+  }
+
+  /** `environment/info` asked again, never from the cache (30 s budget). */
+  forceEnvironmentInfo(): Observable<EnvironmentInfo> {
+    return calls.forceEnvironmentInfo(this.core);
+  }
+
+  /** `environmentConfig/read`: the executor's Codex config layers for `cwd`, reduced to key paths. */
+  readEnvironmentConfig(
+    options: calls.EnvironmentConfigReadOptions,
+  ): Observable<EnvironmentConfigReadResult> {
+    return calls.readEnvironmentConfig(this.core, options);
+  }
+
+  /**
+   * `capabilityRoots/discoverV1`: plugin and skill manifests under each root, in request order.
+   * Replayed once when the transport is lost in flight and the session recovers within 8 s.
+   */
+  discoverCapabilityRoots(
+    roots: readonly calls.CapabilityRootRequest[],
+  ): Observable<CapabilityRootsDiscoverV1Result> {
+    return calls.discoverCapabilityRoots(this.core, () => this.environmentInfo(), roots);
+  }
+
+  /** `capabilities/discoverV2`: the plugins and skills the executor finds for `cwd`. */
+  discoverCapabilities(cwd: string): Observable<CapabilitiesDiscoverV2Result> {
+    return calls.discoverCapabilities(this.core, cwd);
+  }
+
+  /**
+   * The escape hatch: any client request of the method table, typed by it, for a method this
+   * client does not wrap (or to pass wire params as they are). Same rules as every call:
+   * waits while recovering (see `CallOptions.recovery`), errors once the session ended.
+   */
+  call<M extends ClientMethod>(
+    method: M,
+    params: ParamsOf<M>,
+    options: Pick<CallOptions, 'recovery' | 'timeoutMs'> = {},
+  ): Observable<ResultOf<M>> {
+    return this.core.calls.call(method, params, options);
+  }
+
+  /**
+   * A handle onto a process of this session by id — one started by another client object
+   * before a resume, or by this one. Its `read`, `write`, `signal` and `terminate` reach the
+   * executor's process; its `events$` carry what arrives from now on (use `read()` for the
+   * retained output). Returns the started handle's twin when this client already routes it.
+   * Throws the session's error once it was retired or failed.
+   */
+  process(processId: string): ProcessHandle {
+    const record = this.core.notifications.recordOf(processId) ?? this.core.register(processId);
+    record.markStarted();
+    return new ProcessHandle(this.core, record, null);
   }
 
   /**
@@ -243,7 +294,11 @@ export class ExecServerClient {
         let params: ParamsOf<'process/start'>;
         try {
           params = buildStartParams(options);
-          record = core.register(params.processId);
+          const timeoutMs = params.networkProxy?.policyDecisionTimeoutMs;
+          record = core.register(params.processId, {
+            ...(timeoutMs ? { timeoutMs } : {}),
+            hold: options.networkPolicy === 'prompt',
+          });
         } catch (error) {
           subscriber.error(error);
           return undefined;
@@ -330,23 +385,4 @@ export function isRetryableResumeError(error: unknown): boolean {
     error instanceof ConnectError ||
     (error instanceof ServerError && error.code === ErrorCode.sessionAlreadyAttached)
   );
-}
-
-function buildStartParams(options: StartProcessOptions): ParamsOf<'process/start'> {
-  return {
-    processId: options.processId ?? randomUUID(),
-    ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
-    argv: [...options.argv],
-    cwd: pathToFileUri(options.cwd),
-    envPolicy: options.envPolicy ?? null,
-    ...(options.shellSnapshot === undefined ? {} : { shellSnapshot: options.shellSnapshot }),
-    env: { ...(options.env ?? {}) },
-    tty: options.tty ?? false,
-    pipeStdin: options.pipeStdin ?? false,
-    arg0: options.arg0 ?? null,
-    sandbox: options.sandbox ?? null,
-    enforceManagedNetwork: options.enforceManagedNetwork ?? false,
-    managedNetwork: options.managedNetwork ?? null,
-    ...(options.networkProxy === undefined ? {} : { networkProxy: options.networkProxy }),
-  };
 }

@@ -3,6 +3,9 @@
  * Paths are converted to `file:` URIs on the way out and back on the way in. A missing path
  * (`-32004`) errors with NotFoundError naming the path; other executor errors are ServerError
  * with the executor's message verbatim.
+ *
+ * Over 400 lines for one reason: every call here, the streamed forms included, goes through
+ * `fsCall` and its not-found mapping, which stays private to this class.
  */
 import { decodeValidatedBase64, encodeBase64 } from '../protocol/base64.js';
 import { randomUUID } from '../platform/index.js';
@@ -17,6 +20,8 @@ import {
   filter,
   finalize,
   ignoreElements,
+  isObservable,
+  lastValueFrom,
   map,
   switchMap,
   takeWhile,
@@ -33,7 +38,12 @@ import type { ClientMethod, ParamsOf, ResultOf } from '../protocol/methods.js';
 import type { EnvironmentInfo } from '../protocol/environment.js';
 import type { FileSystemSandboxContext } from '../protocol/sandbox.js';
 import { fileUriToPath, pathToFileUri } from '../protocol/pathUri.js';
-import { FILE_READ_CHUNK_SIZE, FILE_WRITE_CHUNK_SIZE } from './limits.js';
+import { pullEach } from './pullEach.js';
+import {
+  FILE_READ_CHUNK_SIZE,
+  FILE_WRITE_CHUNK_SIZE,
+  WRITE_STREAM_MAX_QUEUED_BYTES,
+} from './limits.js';
 import type { SessionCore } from './sessionCore.js';
 
 /** `fs/getMetadata`: `isSymlink` describes the link itself, the rest follow it. */
@@ -184,8 +194,51 @@ export class FileSystemClient {
   }
 
   /**
+   * Reads a file block by block as the consumer pulls (`for await`): each `fs/readBlock`
+   * (1 MiB) is sent only when the previous block was taken, so a slow consumer holds at
+   * most one block. The handle is closed at EOF, on error and when the loop stops early.
+   * Same errors as `readFileStream`. Guarded by spec/client/fileStreams.spec.ts.
+   */
+  async *readFileBlocks(path: string, options: FsCallOptions = {}): AsyncGenerator<Uint8Array> {
+    const handleId = randomUUID().replaceAll('-', '');
+    await lastValueFrom(
+      this.fsCall('fs/open', path, (uri) => ({
+        handleId,
+        path: uri,
+        mode: 'read',
+        sandbox: sandboxOf(options),
+      })),
+    );
+    let closed = false;
+    try {
+      for (let offset = 0; ;) {
+        const block = await lastValueFrom(
+          this.core.calls.call('fs/readBlock', { handleId, offset, len: FILE_READ_CHUNK_SIZE }),
+        );
+        const bytes = decodeValidatedBase64(block.chunk);
+        if (bytes.byteLength === 0 && !block.eof) {
+          throw new ProtocolError(`fs/readBlock returned an empty block before EOF for ${path}`);
+        }
+        offset += bytes.byteLength;
+        if (bytes.byteLength > 0) yield bytes;
+        if (block.eof) break;
+      }
+      closed = true;
+      await lastValueFrom(this.core.calls.call('fs/close', { handleId }));
+    } finally {
+      if (!closed && this.core.lifecycle.terminalError === undefined) {
+        this.core.calls
+          .call('fs/close', { handleId })
+          .pipe(catchError(() => EMPTY))
+          .subscribe();
+      }
+    }
+  }
+
+  /**
    * Streams a file in 1 MiB blocks (`fs/open` + `fs/readBlock` + `fs/close`), for files too
-   * big for one message. The handle is closed at EOF, on error and on unsubscribe. Handles
+   * big for one message. Push-based: blocks are read as fast as the executor answers, however
+   * slowly they are consumed — use `readFileBlocks` to be paced by the consumer. The handle is closed at EOF, on error and on unsubscribe. Handles
    * belong to one transport: a transport loss ends the stream with DisconnectedError.
    */
   readFileStream(path: string, options: FsCallOptions = {}): Observable<Uint8Array> {
@@ -241,20 +294,25 @@ export class FileSystemClient {
   /**
    * Writes a file from a stream of chunks (`fs/open` with `mode: "replace"`, then
    * `fs/writeBlock` at increasing offsets, then `fs/close`), for data too big for one
-   * message. Emits once after the handle is closed. Needs the executor capability
+   * message. Emits once after the handle is closed. An AsyncIterable source is pulled: the
+   * next chunk is asked for once the previous one was written (one chunk in memory). An
+   * Observable source pushes: what it emits ahead of the executor is queued, up to
+   * WRITE_STREAM_MAX_QUEUED_BYTES, past which the write fails with a ProtocolError naming
+   * the bound (pace `data` or pass an AsyncIterable). Needs the executor capability
    * `fileWriteStreaming`; without it nothing is sent and the call fails with
    * "exec-server does not support writable file streams". The handle is closed on error and
    * on unsubscribe as well.
    */
   writeFileStream(
     path: string,
-    data$: Observable<Uint8Array>,
+    data: Observable<Uint8Array> | AsyncIterable<Uint8Array>,
     options: FsCallOptions = {},
   ): Observable<void> {
     return defer(() => {
       const handleId = randomUUID().replaceAll('-', '');
       let state: 'idle' | 'open' | 'closed' = 'idle';
       let offset = 0;
+      let queued = 0;
       const writeBlock = (chunk: Uint8Array): Observable<never> => {
         const pieces: Uint8Array[] = [];
         for (let start = 0; start < chunk.byteLength; start += FILE_WRITE_CHUNK_SIZE) {
@@ -288,8 +346,29 @@ export class FileSystemClient {
         }),
         switchMap(() => {
           state = 'open';
+          const written = isObservable(data)
+            ? data.pipe(
+                tap((chunk) => {
+                  queued += chunk.byteLength;
+                  if (queued > WRITE_STREAM_MAX_QUEUED_BYTES) {
+                    throw new ProtocolError(
+                      `writeFileStream: the data ran more than ${WRITE_STREAM_MAX_QUEUED_BYTES} bytes ahead of the executor; pace it or pass an AsyncIterable`,
+                    );
+                  }
+                }),
+                concatMap((chunk) =>
+                  concat(
+                    writeBlock(chunk),
+                    defer(() => {
+                      queued -= chunk.byteLength;
+                      return EMPTY;
+                    }),
+                  ),
+                ),
+              )
+            : pullEach(data, writeBlock);
           return concat(
-            data$.pipe(concatMap(writeBlock)),
+            written,
             defer(() => {
               state = 'closed';
               return this.core.calls.call('fs/close', { handleId });

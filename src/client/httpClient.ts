@@ -1,7 +1,8 @@
 /**
- * HTTP requests sent from the executor's host (`http/request`, spec/protocol.md §8). Every
- * request is streamed: the response arrives as soon as the headers do, and the body follows
- * as `http/request/bodyDelta` notifications. HTTP error statuses are responses, not errors.
+ * HTTP requests sent from the executor's host (`http/request`, spec/protocol.md §8): streamed
+ * (`request`: the response arrives as soon as the headers do, and the body follows as
+ * `http/request/bodyDelta` notifications) or buffered (`fetch`: the whole body in the answer).
+ * HTTP error statuses are responses, not errors.
  */
 import { type Observable, defer, finalize, map } from 'rxjs';
 import { encodeBase64 } from '../protocol/base64.js';
@@ -9,6 +10,7 @@ import type { HttpRedirectPolicy } from '../protocol/http.js';
 import type { ParamsOf } from '../protocol/methods.js';
 import type { HttpBodyStream } from './httpBodyStreams.js';
 import type { SessionCore } from './sessionCore.js';
+import { decodeValidatedBase64 } from '../protocol/base64.js';
 
 /** One request header. */
 export interface HttpRequestHeader {
@@ -48,6 +50,13 @@ export interface HttpResponse {
   readonly body$: Observable<Uint8Array>;
 }
 
+/** A buffered response: the whole body at once. */
+export interface BufferedHttpResponse {
+  readonly status: number;
+  readonly headers: readonly { readonly name: string; readonly value: string }[];
+  readonly body: Uint8Array;
+}
+
 /**
  * HTTP requests sent from the executor's host (`client.http`). HTTP error statuses are responses,
  * not errors.
@@ -55,6 +64,28 @@ export interface HttpResponse {
 export class HttpClient {
   /** @internal Created by ExecServerClient. */
   constructor(private readonly core: SessionCore) {}
+
+  /**
+   * Sends one request through the executor and emits the response with its whole body
+   * (`streamResponse: false`). The executor holds the body in one JSON answer, so keep this
+   * for small bodies; the answer is bounded by the client's message limit like any other.
+   */
+  fetch(request: HttpRequest): Observable<BufferedHttpResponse> {
+    const core = this.core;
+    return core.calls
+      .call('http/request', () => ({
+        ...wireRequest(request),
+        requestId: core.notifications.httpRequestId(),
+        streamResponse: false,
+      }))
+      .pipe(
+        map((result) => ({
+          status: result.status,
+          headers: result.headers,
+          body: decodeValidatedBase64(result.bodyBase64),
+        })),
+      );
+  }
 
   /** Sends one request through the executor; emits the response once the headers arrived. */
   request(request: HttpRequest): Observable<HttpResponse> {
@@ -66,16 +97,7 @@ export class HttpClient {
       // late deltas of an abandoned stream apart (§8.2).
       const params = (): ParamsOf<'http/request'> => {
         stream = core.notifications.openHttpStream();
-        return {
-          method: request.method,
-          url: request.url,
-          headers: (request.headers ?? []).map((header) => ({ ...header })),
-          bodyBase64: request.body === undefined ? null : encodeBase64(request.body),
-          ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
-          redirectPolicy: request.redirectPolicy ?? 'follow',
-          requestId: stream.requestId,
-          streamResponse: true,
-        };
+        return { ...wireRequest(request), requestId: stream.requestId, streamResponse: true };
       };
       return core.calls.call('http/request', params).pipe(
         map((result): HttpResponse => {
@@ -92,4 +114,17 @@ export class HttpClient {
       );
     });
   }
+}
+
+function wireRequest(
+  request: HttpRequest,
+): Omit<ParamsOf<'http/request'>, 'requestId' | 'streamResponse'> {
+  return {
+    method: request.method,
+    url: request.url,
+    headers: (request.headers ?? []).map((header) => ({ ...header })),
+    bodyBase64: request.body === undefined ? null : encodeBase64(request.body),
+    ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+    redirectPolicy: request.redirectPolicy ?? 'follow',
+  };
 }

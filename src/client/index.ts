@@ -6,6 +6,7 @@ export {
   type StartProcessOptions,
 } from './execServerClient.js';
 export type { SessionState, NetworkPolicyHandler } from './sessionCore.js';
+export type { NetworkPolicyPrompt, NetworkPolicyOutcome } from './networkPolicyPrompts.js';
 export {
   ProcessHandle,
   type ProcessReadOptions,
@@ -26,8 +27,10 @@ export {
   type WalkEntry,
   type WalkOutcome,
 } from './fileSystemClient.js';
+export type { CapabilityRootRequest, EnvironmentConfigReadOptions } from './sessionCalls.js';
 export {
   HttpClient,
+  type BufferedHttpResponse,
   type HttpRequest,
   type HttpRequestHeader,
   type HttpResponse,

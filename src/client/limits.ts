@@ -27,3 +27,8 @@ export const ENVIRONMENT_STATUS_TIMEOUT_MS = 10_000;
 export const FILE_READ_CHUNK_SIZE = 1024 * 1024;
 /** Largest block `writeFileStream` sends per `fs/writeBlock` (bigger chunks are split). */
 export const FILE_WRITE_CHUNK_SIZE = 1024 * 1024;
+
+/** Largest page of retained output one recovery `process/read` asks for (`maxBytes`). */
+export const RECOVERY_READ_PAGE_BYTES = 128 * 1024;
+/** Bytes an Observable source of `writeFileStream` may run ahead of the executor. */
+export const WRITE_STREAM_MAX_QUEUED_BYTES = 64 * 1024 * 1024;

@@ -4,33 +4,33 @@
  * handler failure is answered `deny / not_allowed` (fail closed). Guarded by
  * spec/client/execServerClient.spec.ts ("network policy").
  */
-import { type Observable, catchError, defer, map, of, take, throwError } from 'rxjs';
+import { type Observable, defer, map, of, take, throwError } from 'rxjs';
 import { ErrorCode, ServerError } from '../protocol/errors.js';
 import {
   NetworkPolicyRequestParams,
   type NetworkPolicyDecision,
   type NetworkPolicyRequestResult,
 } from '../protocol/network.js';
+import { NOT_ALLOWED as PROMPT_NOT_ALLOWED, type PolicyPrompts } from './networkPolicyPrompts.js';
 
 /** Decides one `network/policyRequest` from the executor (spec §9.4). */
 export type NetworkPolicyHandler = (
   request: NetworkPolicyRequestParams,
 ) => Observable<NetworkPolicyDecision>;
 
-const NOT_ALLOWED: NetworkPolicyRequestResult = {
-  decision: { type: 'deny', reason: 'not_allowed' },
-};
+const NOT_ALLOWED: NetworkPolicyRequestResult = { decision: PROMPT_NOT_ALLOWED };
 const MAX_POLICY_HOST_BYTES = 253;
 const MAX_POLICY_PROCESS_ID_BYTES = 256;
 const MAX_POLICY_REASON_BYTES = 1024;
 
 /**
- * The answer to one policy request. `knowsProcess` says whether the request names a process of
- * this session; `decide` is the user's handler, if any.
+ * The answer to one policy request. `promptsOf` finds the pending-request queue of the process
+ * the request names (undefined for a process this session does not know); `decide` is the
+ * session's default policy for processes nobody is watching, if any.
  */
 export function answerPolicyRequest(
   params: unknown,
-  knowsProcess: (processId: string) => boolean,
+  promptsOf: (processId: string) => PolicyPrompts | undefined,
   decide: NetworkPolicyHandler | undefined,
 ): Observable<NetworkPolicyRequestResult> {
   const parsed = NetworkPolicyRequestParams.safeParse(params);
@@ -40,13 +40,14 @@ export function answerPolicyRequest(
     );
   }
   const request = parsed.data;
-  if (decide === undefined || !knowsProcess(request.processId) || !isValidPolicyRequest(request)) {
-    return of(NOT_ALLOWED);
-  }
-  return defer(() => decide(request)).pipe(
-    take(1),
-    map((decision): NetworkPolicyRequestResult => ({ decision: sanitizeDecision(decision) })),
-    catchError(() => of(NOT_ALLOWED)),
+  const prompts = isValidPolicyRequest(request) ? promptsOf(request.processId) : undefined;
+  if (prompts === undefined) return of(NOT_ALLOWED);
+  const fallback = (): Observable<NetworkPolicyDecision> =>
+    decide === undefined ? of(PROMPT_NOT_ALLOWED) : defer(() => decide(request)).pipe(take(1));
+  return prompts.decide(request, fallback).pipe(
+    map((result): NetworkPolicyRequestResult => ({
+      decision: sanitizeDecision(result.decision),
+    })),
   );
 }
 

@@ -7,6 +7,8 @@ import { decodeValidatedBase64, encodeBase64 } from '../protocol/base64.js';
 import { Observable, filter, map } from 'rxjs';
 import { ProcessWriteRejectedError } from '../protocol/errors.js';
 import type { ProcessReadResult, ProcessSignal, SandboxType } from '../protocol/process.js';
+import type { NetworkPolicyDecisionNotification } from '../protocol/network.js';
+import type { NetworkPolicyPrompt } from './networkPolicyPrompts.js';
 import type { ProcessEvent, ProcessOutputEvent } from './processEvents.js';
 import type { ProcessRecord, SessionCore } from './sessionCore.js';
 
@@ -62,6 +64,25 @@ export class ProcessHandle {
    */
   get events$(): Observable<ProcessEvent> {
     return this.core.calls.guardStream(this.record.log.events$);
+  }
+
+  /**
+   * This process's `network/policyRequest`s while you watch (hot): answer each prompt with
+   * `allow()`, `deny(reason)` or `ask(reason)` before its `deadline`, or deny `not_allowed` is
+   * sent for you. Requests that arrive while nobody watches go to the client's default policy.
+   * A pending prompt is denied when the process ends and dropped (`outcome$` says `cancelled`)
+   * when the session is retired or its transport lost. Completes when the process ends.
+   */
+  get networkPolicyRequests$(): Observable<NetworkPolicyPrompt> {
+    return this.record.policy.requests$;
+  }
+
+  /** The executor's `network/policyDecision` audit records for this process (hot). */
+  get networkPolicyDecisions$(): Observable<NetworkPolicyDecisionNotification> {
+    const processId = this.processId;
+    return this.core.notifications.policyDecisions$.pipe(
+      filter((record) => record.processId === processId),
+    );
   }
 
   /** Bytes written to stdout (and, for `tty: true`, everything the terminal printed). */

@@ -22,6 +22,8 @@ import { EnvironmentInfo } from '../protocol/environment.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import { RpcConnection } from '../rpc/rpcConnection.js';
 import type { Transport } from '../transport/transport.js';
+import { traceRequests } from '../transport/tracedTransport.js';
+import type { W3cTraceContext } from '../protocol/w3cTraceContext.js';
 import { CallRouter } from './callRouter.js';
 import type { NetworkPolicyHandler } from './networkPolicy.js';
 import { NotificationRouter, type ProcessRecord } from './notificationRouter.js';
@@ -39,6 +41,10 @@ export interface SessionCoreOptions {
   readonly scheduler: SchedulerLike | undefined;
   readonly recovery: boolean;
   readonly handleNetworkPolicyRequest: NetworkPolicyHandler | undefined;
+  /** Deadline of a network policy request whose process names none. */
+  readonly networkPolicyTimeoutMs: number;
+  /** Adds `trace` to every request on every transport of the session, when set. */
+  readonly traceContext: (() => W3cTraceContext | undefined) | undefined;
 }
 
 export class SessionCore {
@@ -50,7 +56,13 @@ export class SessionCore {
   private environmentInfo: EnvironmentInfo | undefined;
 
   constructor(readonly options: SessionCoreOptions) {
-    this.notifications = new NotificationRouter(options.handleNetworkPolicyRequest);
+    this.notifications = new NotificationRouter({
+      policy: options.handleNetworkPolicyRequest,
+      policyTimeoutMs: options.networkPolicyTimeoutMs,
+      scheduler: options.scheduler,
+      dropReason: () =>
+        this.lifecycle.terminalError?.message ?? DisconnectReason.transportDisconnected,
+    });
     this.calls = new CallRouter({
       lifecycle: this.lifecycle,
       scheduler: options.scheduler,
@@ -71,7 +83,8 @@ export class SessionCore {
 
   /** Wraps a transport in an RpcConnection whose traffic this session routes. */
   openRpc(transport: Transport): RpcConnection {
-    return new RpcConnection(transport, {
+    const trace = this.options.traceContext;
+    return new RpcConnection(trace ? traceRequests(transport, trace) : transport, {
       handleRequest: (method, params) => this.notifications.answer(method, params),
       onNotification: (notification, rpc) => this.dispatch(rpc, notification),
       onClose: (reason, rpc) => this.onTransportLost(rpc, reason),
@@ -130,10 +143,10 @@ export class SessionCore {
   }
 
   /** Adds a route for a process about to be started; errors once the session ended. */
-  register(processId: string): ProcessRecord {
+  register(processId: string, policy: { timeoutMs?: number; hold?: boolean } = {}): ProcessRecord {
     const terminal = this.lifecycle.terminalError;
     if (terminal) throw terminal;
-    return this.notifications.register(processId);
+    return this.notifications.register(processId, policy);
   }
 
   /** Fires a `process/terminate` that survives recovery; failures are ignored (cleanup). */

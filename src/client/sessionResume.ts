@@ -1,7 +1,9 @@
 /**
  * Resume (spec/protocol.md §14.3): on a new transport, initialize with the saved session id
  * (the same id must come back), send `initialized`, catch up every recoverable process with
- * `process/read` from its last published seq, then install the transport so waiting calls
+ * `process/read` from its last published seq — in pages of at most RECOVERY_READ_PAGE_BYTES,
+ * each published before the next is asked, so a link cut mid-catch-up keeps what passed and
+ * the next resume continues from there — then install the transport so waiting calls
  * continue on it. A process that cannot be caught up is terminated and its handle fails; a
  * transport loss during the catch-up fails the resume (retry with another transport).
  * Guarded by spec/client/execServerClient.spec.ts ("resume") and spec/environment/
@@ -25,6 +27,7 @@ import type { ProcessReadResult } from '../protocol/process.js';
 import type { RpcConnection } from '../rpc/rpcConnection.js';
 import type { Transport } from '../transport/transport.js';
 import { requestOn } from './callRouter.js';
+import { RECOVERY_READ_PAGE_BYTES } from './limits.js';
 import type { NotificationRouter, ProcessRecord } from './notificationRouter.js';
 import type { ProcessReadSnapshot } from './processEventLog.js';
 import { handshake, type HandshakeOptions } from './sessionHandshake.js';
@@ -94,13 +97,23 @@ function recoverProcess(
   record: ProcessRecord,
 ): Observable<never> {
   const { processId, log } = record;
-  const read = { processId, afterSeq: log.lastPublishedSeq, maxBytes: null, waitMs: 0 };
-  return requestOn(rpc, 'process/read', read).pipe(
-    switchMap((result) => {
-      log.recover(toSnapshot(result));
-      if (log.isFinished) notifications.unregister(record);
-      return EMPTY;
-    }),
+  // One page; the last one (no chunks left) carries the close. A page with chunks covers
+  // up to its last chunk only (§6.6 step 3), so it never closes the log.
+  const page = (): Observable<never> =>
+    requestOn(rpc, 'process/read', {
+      processId,
+      afterSeq: log.lastPublishedSeq,
+      maxBytes: RECOVERY_READ_PAGE_BYTES,
+      waitMs: 0,
+    }).pipe(
+      switchMap((result) => {
+        const last = result.chunks.length === 0;
+        log.recover(toSnapshot(last ? result : { ...result, closed: false }));
+        if (log.isFinished) notifications.unregister(record);
+        return last || log.isFinished ? EMPTY : defer(page);
+      }),
+    );
+  return page().pipe(
     catchError((error: unknown) => {
       if (isTransportClosed(error)) return throwError(() => error);
       const detail = error instanceof Error ? error.message : String(error);

@@ -26,7 +26,7 @@ export const CLIENT_WRAPPERS: { readonly [M in ClientMethod]: Member | NotWrappe
   initialize: ExecServerClient.connect,
   'environment/info': client.environmentInfo,
   'environment/status': client.environmentStatus,
-  'environmentConfig/read': NOT_WRAPPED,
+  'environmentConfig/read': client.readEnvironmentConfig,
   'process/start': client.startProcess,
   'process/read': handle.read,
   'process/write': handle.write,
@@ -47,6 +47,6 @@ export const CLIENT_WRAPPERS: { readonly [M in ClientMethod]: Member | NotWrappe
   'fs/close': fs.readFileStream,
   'fs/watchMissing': NOT_WRAPPED,
   'http/request': HttpClient.prototype.request,
-  'capabilityRoots/discoverV1': NOT_WRAPPED,
-  'capabilities/discoverV2': NOT_WRAPPED,
+  'capabilityRoots/discoverV1': client.discoverCapabilityRoots,
+  'capabilities/discoverV2': client.discoverCapabilities,
 };

@@ -3,6 +3,12 @@
  * self-recovering client. Its filesystem, process and HTTP backends are stable objects that
  * follow the current session, including across `refreshConnection()`.
  */
+import type {
+  CapabilityRootRequest,
+  EnvironmentConfigReadOptions,
+} from '../client/sessionCalls.js';
+import type { CapabilityRootsDiscoverV1Result } from '../protocol/capabilities.js';
+import type { EnvironmentConfigReadResult } from '../protocol/environment.js';
 import { type Observable, type Subscription, catchError, map, of, switchMap } from 'rxjs';
 import type { ExecServerClient } from '../client/execServerClient.js';
 import type { EnvironmentInfo } from '../protocol/environment.js';
@@ -49,6 +55,28 @@ export class Environment {
   /** `environment/info` of the current session (cached per session; connects first). */
   info(): Observable<EnvironmentInfo> {
     return this.client.get().pipe(switchMap((client) => client.environmentInfo()));
+  }
+
+  /** `environment/info` asked again, never from the session's cache (connects first). */
+  forceInfo(): Observable<EnvironmentInfo> {
+    return this.client.get().pipe(switchMap((client) => client.forceEnvironmentInfo()));
+  }
+
+  /** `environmentConfig/read` on the current session (connects first). */
+  readEnvironmentConfig(
+    options: EnvironmentConfigReadOptions,
+  ): Observable<EnvironmentConfigReadResult> {
+    return this.client.get().pipe(switchMap((client) => client.readEnvironmentConfig(options)));
+  }
+
+  /**
+   * `capabilityRoots/discoverV1` on the current session (connects first); replayed once when
+   * the session recovers within 8 s of a transport loss (ExecServerClient.discoverCapabilityRoots).
+   */
+  discoverCapabilityRoots(
+    roots: readonly CapabilityRootRequest[],
+  ): Observable<CapabilityRootsDiscoverV1Result> {
+    return this.client.get().pipe(switchMap((client) => client.discoverCapabilityRoots(roots)));
   }
 
   /** The environment's filesystem: the same object for the environment's lifetime. */

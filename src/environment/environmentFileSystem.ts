@@ -3,7 +3,7 @@
  * first asks the lazy client for the current session (connecting or joining a reconnect), so
  * after a refresh the same object transparently works on the new session.
  */
-import { type Observable, switchMap } from 'rxjs';
+import { type Observable, firstValueFrom, switchMap } from 'rxjs';
 import type { ExecServerClient } from '../client/execServerClient.js';
 import type { FileSystemClient } from '../client/fileSystemClient.js';
 
@@ -58,6 +58,14 @@ export class EnvironmentFileSystem {
   readFileStream(...args: Parameters<Fs['readFileStream']>): ReturnType<Fs['readFileStream']> {
     return this.on((fs) => fs.readFileStream(...args));
   }
+  /** `FileSystemClient.readFileBlocks` on the current session (pulled block by block). */
+  async *readFileBlocks(
+    ...args: Parameters<Fs['readFileBlocks']>
+  ): ReturnType<Fs['readFileBlocks']> {
+    const client = await firstValueFrom(this.session());
+    yield* client.fs.readFileBlocks(...args);
+  }
+
   /** {@inheritDoc FileSystemClient.writeFileStream} */
   writeFileStream(...args: Parameters<Fs['writeFileStream']>): ReturnType<Fs['writeFileStream']> {
     return this.on((fs) => fs.writeFileStream(...args));

@@ -10,7 +10,7 @@ import type { NoiseRendezvousConnectProvider } from '../registry/index.js';
 import { Environment, type EnvironmentObservedStatus } from './environment.js';
 import { ProvisioningModeConflictError } from './errors.js';
 import { LazyRemoteExecServerClient, type LazyRemoteClientOptions } from './lazyRemoteClient.js';
-import { ProvisioningState, type ProvisioningReport } from './provisioning.js';
+import { ProvisioningState, type ProvisioningReport, validateReadyInfo } from './provisioning.js';
 import type {
   NoiseHarnessConnector,
   NoiseTransportParams,
@@ -162,16 +162,26 @@ export class EnvironmentManager {
   }
 
   /**
-   * Records a provisioning report for `id` (materializing it if needed). It only updates
-   * provisioning: the connection starts when the environment is used.
+   * Records a provisioning report for `id` (materializing it if needed) and returns its
+   * environment; an ordinary (configured) environment ignores reports and returns undefined.
+   * It only updates provisioning: the connection starts when the environment is used.
+   * Throws ProtocolError for a report that is refused — invalid ready info (an existing pending
+   * environment fails with it; a missing one is not created), or a failure after Ready.
    */
   reportEnvironmentProvisioningStatus(
     id: string,
     report: ProvisioningReport,
     provider: NoiseRendezvousConnectProvider,
-  ): Environment {
+  ): Environment | undefined {
+    validateId(id);
+    const existing = this.environments.get(id);
+    if (existing !== undefined && !this.provisioning.has(id)) return undefined;
+    if (existing === undefined && 'ready' in report) {
+      const invalid = validateReadyInfo(report.ready);
+      if (invalid !== undefined) throw new ProtocolError(invalid);
+    }
     const environment = this.materializePendingNoiseEnvironment(id, provider);
-    this.provisioning.get(id)?.report(report);
+    this.provisioning.get(id)?.report(id, report);
     return environment;
   }
 

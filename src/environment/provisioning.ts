@@ -4,6 +4,7 @@
  * connection waits for.
  */
 import { BehaviorSubject, type Observable } from 'rxjs';
+import { ProtocolError } from '../protocol/errors.js';
 import type { ProvisioningReadiness } from './transportParams.js';
 
 /** Most capability roots a ready report may select. */
@@ -43,22 +44,31 @@ export class ProvisioningState {
   }
 
   /**
-   * Ready can recover from an earlier failure; a late failure cannot replace Ready; the first
-   * failure is kept until a Ready arrives; invalid ready info fails a pending environment.
+   * Ready can recover from an earlier failure; the first failure is kept until a Ready
+   * arrives. Throws ProtocolError (after applying what applies) when the report is refused:
+   * invalid ready info (which also fails a pending environment), or a failure after Ready
+   * ("environment `<id>` is already ready, but a later provisioning report failed: <error>").
+   * Guarded by spec/environment/provisioningReports.spec.ts.
    */
-  report(report: ProvisioningReport): void {
+  report(environmentId: string, report: ProvisioningReport): void {
     const current = this.readiness.value;
     if ('ready' in report) {
       const invalid = validateReadyInfo(report.ready);
       if (invalid !== undefined) {
         if (current === undefined) this.readiness.next({ ok: false, error: invalid });
-        return;
+        throw new ProtocolError(invalid);
       }
       this.ready = report.ready;
-      this.readiness.next({ ok: true });
+      if (current?.ok !== true) this.readiness.next({ ok: true });
       return;
     }
-    if (current === undefined) this.readiness.next({ ok: false, error: report.error });
+    if (current === undefined) {
+      this.readiness.next({ ok: false, error: report.error });
+    } else if (current.ok) {
+      throw new ProtocolError(
+        `environment \`${environmentId}\` is already ready, but a later provisioning report failed: ${report.error}`,
+      );
+    }
   }
 
   /** Provisioning ended without a report: waiting connections fail. */
@@ -67,7 +77,8 @@ export class ProvisioningState {
   }
 }
 
-function validateReadyInfo(info: EnvironmentReadyInfo): string | undefined {
+/** Why `info` cannot be accepted, or undefined. */
+export function validateReadyInfo(info: EnvironmentReadyInfo): string | undefined {
   const roots = info.selectedCapabilityRoots;
   if (roots.length > MAX_SELECTED_CAPABILITY_ROOTS) {
     return `environment selected ${roots.length} capability roots; at most ${MAX_SELECTED_CAPABILITY_ROOTS} are allowed`;

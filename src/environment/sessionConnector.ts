@@ -22,6 +22,8 @@ import {
 } from 'rxjs';
 import { randomUUID } from '../platform/index.js';
 import { ExecServerClient } from '../client/execServerClient.js';
+import type { NetworkPolicyHandler } from '../client/networkPolicy.js';
+import type { W3cTraceContext } from '../protocol/w3cTraceContext.js';
 import { NoiseChannelPublicKey } from '../noise/publicKey.js';
 import { ConnectError, DisconnectedError, ProtocolError } from '../protocol/errors.js';
 import {
@@ -82,6 +84,15 @@ export interface ConnectOptions {
   readonly prefetchedBundle?: NoiseRendezvousConnectBundle;
   /** Provisioning reported ready: `environment_offline` is retried for 5 minutes. */
   readonly provisioned?: boolean;
+  /**
+   * The caller's default network policy, installed on the new session (and so kept through
+   * its recoveries, which resume the same session); a refresh passes it again.
+   */
+  readonly networkPolicy?: NetworkPolicyHandler;
+  /** Deadline of each network policy request (see `ExecServerClientOptions`). */
+  readonly networkPolicyTimeoutMs?: number;
+  /** W3C trace context of the caller's current span, for every request (see `ExecServerClientOptions`). */
+  readonly traceContext?: () => W3cTraceContext | undefined;
 }
 
 /** Cold: connects and initializes one new session (`resumeSessionId: null`). */
@@ -91,7 +102,7 @@ export function connectSession(
 ): Observable<ConnectedSession> {
   switch (params.kind) {
     case 'websocket':
-      return connectWebSocketSession(params, options.scheduler);
+      return connectWebSocketSession(params, options);
     case 'noise':
       return connectNoiseSession(params, options);
     case 'deferred':
@@ -115,15 +126,17 @@ export function connectSession(
 function initialize(
   transport: Transport,
   initializeTimeoutMs: number | undefined,
-  scheduler: SchedulerLike | undefined,
-  resumeSessionId: string | null = null,
+  options: ConnectOptions,
 ): Observable<ExecServerClient> {
+  const { scheduler, networkPolicy, networkPolicyTimeoutMs, traceContext } = options;
   return ExecServerClient.connect(transport, {
     clientName: ENVIRONMENT_CLIENT_NAME,
-    resumeSessionId,
     recovery: true,
     initializeTimeoutMs: initializeTimeoutMs ?? INITIALIZE_TIMEOUT_MS,
     ...(scheduler ? { scheduler } : {}),
+    ...(networkPolicy ? { handleNetworkPolicyRequest: networkPolicy } : {}),
+    ...(networkPolicyTimeoutMs === undefined ? {} : { networkPolicyTimeoutMs }),
+    ...(traceContext ? { traceContext } : {}),
   });
 }
 
@@ -137,21 +150,24 @@ function openWebSocket(
   return connectWebSocket(params.url, {
     connectTimeoutMs: params.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     ...(params.headers ? { headers: { ...params.headers } } : {}),
+    ...(params.tls ? { tls: params.tls } : {}),
+    ...(params.proxy ? { proxy: params.proxy } : {}),
     ...(scheduler ? { scheduler } : {}),
   });
 }
 
 function connectWebSocketSession(
   params: WebSocketTransportParams,
-  scheduler: SchedulerLike | undefined,
+  options: ConnectOptions,
 ): Observable<ConnectedSession> {
+  const scheduler = options.scheduler;
   const strategy: ReconnectStrategy = {
     kind: 'websocket',
     reopen: () => openWebSocket(params, scheduler).pipe(map((transport) => ({ transport }))),
     retryDelayMs: () => SESSION_RECOVERY_RETRY_INTERVAL_MS,
   };
   return openWebSocket(params, scheduler).pipe(
-    switchMap((transport) => initialize(transport, params.initializeTimeoutMs, scheduler)),
+    switchMap((transport) => initialize(transport, params.initializeTimeoutMs, options)),
     map((client) => ({ client, strategy })),
   );
 }
@@ -291,7 +307,7 @@ function connectNoiseSession(
     );
   return lookupAndOpen(false).pipe(
     switchMap(({ transport, bundle }) =>
-      initialize(transport, params.initializeTimeoutMs, scheduler).pipe(
+      initialize(transport, params.initializeTimeoutMs, options).pipe(
         map((client): ConnectedSession => ({
           client,
           strategy: noiseStrategy(params, bundleExecutorKey(bundle), scheduler),

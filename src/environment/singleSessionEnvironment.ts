@@ -6,6 +6,12 @@
  * `terminal_stdio_startup_failure_is_remembered`), and a session that ends stays ended.
  * Guarded by spec/environment/singleSessionEnvironment.spec.ts.
  */
+import type {
+  CapabilityRootRequest,
+  EnvironmentConfigReadOptions,
+} from '../client/sessionCalls.js';
+import type { CapabilityRootsDiscoverV1Result } from '../protocol/capabilities.js';
+import type { EnvironmentConfigReadResult } from '../protocol/environment.js';
 import {
   defer,
   map,
@@ -104,6 +110,28 @@ export class SingleSessionEnvironment {
   /** `environment/info` of the session (cached per session; connects first). */
   info(): Observable<EnvironmentInfo> {
     return this.get().pipe(switchMap((client) => client.environmentInfo()));
+  }
+
+  /** `environment/info` asked again, never from the session's cache (connects first). */
+  forceInfo(): Observable<EnvironmentInfo> {
+    return this.get().pipe(switchMap((client) => client.forceEnvironmentInfo()));
+  }
+
+  /** `environmentConfig/read` on the current session (connects first). */
+  readEnvironmentConfig(
+    options: EnvironmentConfigReadOptions,
+  ): Observable<EnvironmentConfigReadResult> {
+    return this.get().pipe(switchMap((client) => client.readEnvironmentConfig(options)));
+  }
+
+  /**
+   * `capabilityRoots/discoverV1` on the current session (connects first); replayed once when
+   * the session recovers within 8 s of a transport loss (ExecServerClient.discoverCapabilityRoots).
+   */
+  discoverCapabilityRoots(
+    roots: readonly CapabilityRootRequest[],
+  ): Observable<CapabilityRootsDiscoverV1Result> {
+    return this.get().pipe(switchMap((client) => client.discoverCapabilityRoots(roots)));
   }
 
   /** {@inheritDoc Environment.getFilesystem} */

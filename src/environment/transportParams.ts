@@ -6,6 +6,7 @@ import type { Observable } from 'rxjs';
 import type { NoiseChannelIdentity } from '../noise/identity.js';
 import type { NoiseHarnessOptions } from '../transport/noiseHarnessTransport.js';
 import type { Transport } from '../transport/transport.js';
+import type { WebSocketTlsOptions } from '../platform/index.js';
 import type {
   NoiseRendezvousConnectBundle,
   NoiseRendezvousConnectProvider,
@@ -21,6 +22,10 @@ export interface WebSocketTransportParams {
   readonly initializeTimeoutMs?: number;
   /** Trusted extra headers on the upgrade request (e.g. authorization). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** TLS settings for `wss://` (trusted CAs, client certificate, SNI), on every (re)connect. */
+  readonly tls?: WebSocketTlsOptions;
+  /** HTTP CONNECT proxy (`http://[user:password@]host:port`), on every (re)connect. */
+  readonly proxy?: string;
 }
 
 /** Opens the encrypted harness stream a bundle describes; default `connectNoiseHarness`. */
