@@ -8,6 +8,8 @@ import { expect, it } from '@jest/globals';
 import { lastValueFrom, of, timeout, toArray } from 'rxjs';
 import type { NetworkPolicyRequestParams } from '../../src/protocol/network.js';
 import { connectSession } from '../../src/environment/sessionConnector.js';
+import { LazyRemoteExecServerClient } from '../../src/environment/lazyRemoteClient.js';
+import { webSocketUrl } from '../../src/environment/transportParams.js';
 import { codexWorkspace, within } from '../support/codexWorkspace.js';
 import { curlBehindProxy } from '../support/networkProxy.js';
 
@@ -38,4 +40,25 @@ it("the connector's session asks the caller's default policy", async () => {
   expect((await audits).map((audit) => [audit.decision, audit.source, audit.reason])).toEqual([
     ['deny', 'decider', 'environment-policy'],
   ]);
+}, 60_000);
+
+it("a lazy environment's sessions ask the policy it was given (LazyRemoteClientOptions.session)", async () => {
+  const asked: string[] = [];
+  const environment = new LazyRemoteExecServerClient(webSocketUrl(workspace.server.url), {
+    session: {
+      networkPolicy: (request) => {
+        asked.push(request.request.host);
+        return of({ type: 'deny' as const, reason: 'lazy-policy' });
+      },
+    },
+  });
+  try {
+    const client = await within(environment.get());
+    const handle = await within(client.startProcess(curlBehindProxy(workspace.workDir)));
+    const out = await lastValueFrom(handle.stdout$.pipe(toArray(), timeout(30_000)));
+    expect(Buffer.concat(out).toString('utf8')).toMatch(/^code=4\d\d$/);
+    expect(asked).toEqual(['example.com']);
+  } finally {
+    environment.close();
+  }
 }, 60_000);

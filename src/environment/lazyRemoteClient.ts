@@ -42,7 +42,7 @@ import { ManagedSession, type EnvironmentConnectionState } from './managedSessio
 import { liveClientNow, peekReadiness, readinessFrom, type ReadinessResult } from './readiness.js';
 import type { LazyPhase } from './lazyPhase.js';
 import { RefreshQueue, lookupRefreshBundle } from './refreshQueue.js';
-import { bundleExecutorKey, connectSession } from './sessionConnector.js';
+import { bundleExecutorKey, connectSession, type ConnectOptions } from './sessionConnector.js';
 import { noiseParamsOf, type ExecServerTransportParams } from './transportParams.js';
 
 export type { ReadinessResult } from './readiness.js';
@@ -54,6 +54,11 @@ export interface LazyRemoteClientOptions {
   readonly recoveryTimeoutMs?: number;
   /** Bound of the refresh registry lookup, default 10 s. */
   readonly refreshLookupTimeoutMs?: number;
+  /** Network policy and trace context of every session (kept through recovery and refresh). */
+  readonly session?: Pick<
+    ConnectOptions,
+    'networkPolicy' | 'networkPolicyTimeoutMs' | 'traceContext'
+  >;
 }
 
 export type { ConnectionAttemptOutcome, ConnectionAttemptReport } from './connectionAttempt.js';
@@ -273,6 +278,7 @@ export class LazyRemoteExecServerClient {
         () => this.closed,
         defer(() =>
           connectSession(this.transportParams, {
+            ...this.options.session,
             ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
             ...(attempt.prefetchedBundle ? { prefetchedBundle: attempt.prefetchedBundle } : {}),
           }),
