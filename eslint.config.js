@@ -42,6 +42,15 @@ export default tseslint.config(
     files: ISOMORPHIC,
     ignores: NODE_ONLY_IN_ISOMORPHIC,
     rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z'][importKind!='type']",
+          message:
+            "import * as z from 'zod': the named `z` pulls all of zod into the browser bundle (bench/browser-bundle.ts)",
+        },
+      ],
       'no-restricted-imports': [
         'error',
         {

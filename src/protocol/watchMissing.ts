@@ -3,7 +3,7 @@
  * semantics probed on 0.169.0, spec/fixtures/FINDINGS.md "fs/watchMissing"): one watch per
  * connection; each new `watchId` must be above every earlier one; the watch fires once.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PathUri } from './pathUri.js';
 
 const WatchId = z.number().int().nonnegative();
