@@ -150,7 +150,7 @@ async function manifestIn(dir: string): Promise<string | undefined> {
  * The file a manifest field names (`./relative`, inside the plugin root); the default file when
  * the field is absent or unusable (with a warning); none for an inline object.
  */
-async function referencedConfig(
+export async function referencedConfig(
   root: string,
   manifestUri: string,
   manifest: unknown,

@@ -29,7 +29,7 @@ export const EXECUTOR_CAPABILITIES = {
   credentialMaskingCustomProviders: false,
   capabilityDiscoverySandbox: false,
   fsWatchMissing: true,
-  capabilityDiscoveryV2: false,
+  capabilityDiscoveryV2: true,
   environmentConfigRead: true,
   httpHeaderEnvVars: true,
   sandboxedFileStreaming: false,
