@@ -9,7 +9,7 @@
  * plus `agents/openai.yaml` (`dependencies.tools`, `policy`). A `SKILL.md` that cannot be
  * loaded is skipped and the answer carries the single warning `CAPABILITY_WARNING`.
  * A request with a confining sandbox is refused (`capabilityDiscoverySandbox` false).
- * Guarded by spec/server/skillDiscovery.spec.ts and spec/conformance/capabilitiesSuite.ts.
+ * Guarded by spec/conformance/capabilitiesSuite.ts and spec/server/skillDiscovery.spec.ts.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
