@@ -137,13 +137,14 @@ export function describeCapabilities(name: string, factory: CapabilitiesTargetFa
       await rm(workDir, { recursive: true, force: true });
     });
 
-    it('advertises environmentConfigRead, fsWatchMissing and capabilityDiscoveryV2', async () => {
+    it('advertises environmentConfigRead, fsWatchMissing, capabilityDiscoveryV2 and sandboxedFileStreaming', async () => {
       const session = await open();
       const info = await session.request('environment/info', null);
       const capabilities = info.result?.capabilities as Record<string, boolean>;
       expect(capabilities.environmentConfigRead).toBe(true);
       expect(capabilities.fsWatchMissing).toBe(true);
       expect(capabilities.capabilityDiscoveryV2).toBe(true);
+      expect(capabilities.sandboxedFileStreaming).toBe(true);
     });
 
     it('gates both methods behind initialize with their family names', async () => {

@@ -32,7 +32,7 @@ export const EXECUTOR_CAPABILITIES = {
   capabilityDiscoveryV2: true,
   environmentConfigRead: true,
   httpHeaderEnvVars: true,
-  sandboxedFileStreaming: false,
+  sandboxedFileStreaming: true,
   fileWriteStreaming: true,
   shellSnapshotV2: false,
   windowsMxc: false,
