@@ -16,6 +16,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { isMap, isScalar, parse, parseDocument } from 'yaml';
 import type { ConfigLocations } from './configLayers.js';
+import { CAPABILITY_WALK } from './discovery.js';
 import { walk } from './filesystem.js';
 import { fsPath, pathFromUri, PathUriError, uriFromPath } from './hostPath.js';
 import { discoverPlugins, type DiscoveredPlugin } from './pluginDiscovery.js';
@@ -27,13 +28,6 @@ export const CAPABILITY_WARNING =
 const MAX_NAME_CHARS = 64;
 const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 const MAX_SKILLS_PER_ROOT = 2000;
-const WALK = {
-  maxDepth: 6,
-  maxDirectories: 2000,
-  maxEntries: 20000,
-  followDirectorySymlinks: true,
-  pruneHiddenDirectories: false,
-};
 
 export interface SkillTool {
   type: string | null;
@@ -206,7 +200,7 @@ export async function skillsUnder(
   } catch {
     return { skills: [], failed: false };
   }
-  const outcome = await walk({ path: uriFromPath(root), options: WALK });
+  const outcome = await walk({ path: uriFromPath(root), options: CAPABILITY_WALK });
   const files = outcome.entries
     .filter((entry) => entry.kind === 'file' && entry.path.endsWith('/SKILL.md'))
     .map((entry) => fsPath(entry.path))
