@@ -137,12 +137,14 @@ export function describeCapabilities(name: string, factory: CapabilitiesTargetFa
       await rm(workDir, { recursive: true, force: true });
     });
 
-    it('advertises environmentConfigRead and fsWatchMissing', async () => {
+    it('advertises environmentConfigRead, fsWatchMissing, capabilityDiscoveryV2 and sandboxedFileStreaming', async () => {
       const session = await open();
       const info = await session.request('environment/info', null);
       const capabilities = info.result?.capabilities as Record<string, boolean>;
       expect(capabilities.environmentConfigRead).toBe(true);
       expect(capabilities.fsWatchMissing).toBe(true);
+      expect(capabilities.capabilityDiscoveryV2).toBe(true);
+      expect(capabilities.sandboxedFileStreaming).toBe(true);
     });
 
     it('gates both methods behind initialize with their family names', async () => {
@@ -599,6 +601,162 @@ export function describeCapabilities(name: string, factory: CapabilitiesTargetFa
             roots: [],
           },
         );
+      });
+    });
+
+    describe('capabilities/discoverV2', () => {
+      /** Writes `files` (relative path → contents) under `dir`. */
+      const writeTree = async (dir: string, files: Record<string, string>) => {
+        for (const [path, contents] of Object.entries(files)) {
+          await mkdir(join(dir, path, '..'), { recursive: true });
+          await writeFile(join(dir, path), contents);
+        }
+      };
+      const skill = (name: string, description: string) =>
+        `---\nname: ${name}\ndescription: ${description}\n---\nbody\n`;
+
+      it('reads skills of $CODEX_HOME/skills and plugins of the plugin cache', async () => {
+        const skills = join(codexHome, 'skills');
+        await writeTree(skills, {
+          '.system/sys/SKILL.md': skill('sys', 'system skill'),
+          'full/SKILL.md':
+            '---\nname: "two\\nlines"\ndescription: |\n  line one\n  line two\nmetadata:\n  short-description: short\n---\n',
+          'full/agents/openai.yaml':
+            'dependencies:\n  tools:\n    - type: env_var\n      value: FOO\n      description: a var\npolicy:\n  products: [codex]\n',
+          'loose/SKILL.md': '---\nname: [oops\ndescription: {a: 1}\n---\n',
+          'unnamed/SKILL.md': '---\ndescription: named by its directory\n---\n',
+          'a/b/c/d/e/f/deep/SKILL.md': skill('deep', 'too deep'),
+          'a/b/c/d/e/six/SKILL.md': skill('six', 'deep enough'),
+          'nodesc/SKILL.md': '---\nname: nodesc\ndescription: ""\n---\n',
+          'nofront/SKILL.md': 'no front matter\n',
+        });
+        const plugin = join(codexHome, 'plugins', 'cache', 'market', 'p1');
+        await writeTree(plugin, {
+          '1.0.0/.codex-plugin/plugin.json': '{"name":"old"}\n',
+          'local/.codex-plugin/plugin.json':
+            '{"name":"named","interface":{"displayName":"Pretty"}}\n',
+          'local/.mcp.json': '{"mcpServers":{}}\n',
+          'local/skills/ps/SKILL.md': skill('ps', 'plugin skill'),
+          'local/extra/xs/SKILL.md': skill('xs', 'found by the walk'),
+        });
+        const session = await open();
+        type Result = {
+          plugins: unknown[];
+          skills: { discoveryRoot: { id: string } }[];
+          warnings: string[];
+        };
+        // The binary keeps the plugin cache's layout from a watcher, so a plugin written just
+        // now may show up a moment later (FINDINGS): ask again for up to WAIT_MS.
+        let result: Result | undefined;
+        for (const deadline = Date.now() + WAIT_MS; ; await sleep(100)) {
+          const response = await session.request('capabilities/discoverV2', { cwd: uri(workDir) });
+          result = response.result as Result;
+          if (result.plugins.length > 0 || Date.now() > deadline) break;
+        }
+        const root = { id: 'codex-home-skills', path: uri(skills) };
+        const plain = {
+          shortDescription: null,
+          discoveryRoot: root,
+          dependencies: null,
+          policy: null,
+        };
+        expect(result.skills.filter((s) => s.discoveryRoot.id === 'codex-home-skills')).toEqual([
+          {
+            ...plain,
+            name: 'sys',
+            description: 'system skill',
+            path: uri(join(skills, '.system/sys/SKILL.md')),
+          },
+          {
+            ...plain,
+            name: 'six',
+            description: 'deep enough',
+            path: uri(join(skills, 'a/b/c/d/e/six/SKILL.md')),
+          },
+          {
+            ...plain,
+            name: 'two lines',
+            description: 'line one line two',
+            shortDescription: 'short',
+            path: uri(join(skills, 'full/SKILL.md')),
+            dependencies: {
+              tools: [
+                {
+                  type: 'env_var',
+                  value: 'FOO',
+                  description: 'a var',
+                  transport: null,
+                  command: null,
+                  url: null,
+                  oauthCallbackPort: null,
+                },
+              ],
+            },
+            policy: { allowImplicitInvocation: null, products: ['codex'] },
+          },
+          {
+            ...plain,
+            name: '[oops',
+            description: '{a: 1}',
+            path: uri(join(skills, 'loose/SKILL.md')),
+          },
+          {
+            ...plain,
+            name: 'unnamed',
+            description: 'named by its directory',
+            path: uri(join(skills, 'unnamed/SKILL.md')),
+          },
+        ]);
+        const versionRoot = join(plugin, 'local');
+        const pluginSkill = (name: string, description: string, path: string) => ({
+          name,
+          description,
+          shortDescription: null,
+          path: uri(join(versionRoot, path)),
+          dependencies: null,
+          policy: null,
+        });
+        expect(result.plugins).toEqual([
+          {
+            id: 'p1@market',
+            displayName: 'Pretty',
+            remotePluginId: null,
+            version: 'local',
+            root: uri(versionRoot),
+            files: {
+              manifest: {
+                path: uri(join(versionRoot, '.codex-plugin/plugin.json')),
+                contents: '{"name":"named","interface":{"displayName":"Pretty"}}\n',
+              },
+              mcpConfig: {
+                path: uri(join(versionRoot, '.mcp.json')),
+                contents: '{"mcpServers":{}}\n',
+              },
+              appsConfig: null,
+            },
+            skills: [
+              pluginSkill('named:xs', 'found by the walk', 'extra/xs/SKILL.md'),
+              pluginSkill('named:ps', 'plugin skill', 'skills/ps/SKILL.md'),
+            ],
+          },
+        ]);
+        expect(result.warnings).toEqual([
+          'some capability metadata could not be loaded; discovery may be incomplete',
+        ]);
+        await rm(skills, { recursive: true, force: true });
+        await rm(join(codexHome, 'plugins'), { recursive: true, force: true });
+      });
+
+      it('rejects a request without cwd or with a relative one', async () => {
+        const session = await open();
+        expect((await session.request('capabilities/discoverV2', {})).error).toEqual({
+          code: -32602,
+          message: 'missing field `cwd`',
+        });
+        expect((await session.request('capabilities/discoverV2', { cwd: 'rel' })).error).toEqual({
+          code: -32602,
+          message: 'invalid URI: relative URL without a base',
+        });
       });
     });
 

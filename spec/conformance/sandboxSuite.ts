@@ -341,6 +341,57 @@ export function describeSandboxConformance(name: string, factory: ExecServerFact
         ).toEqual({});
       });
 
+      it('fs/open streams under a sandbox: blocks inside it, Permission denied outside', async () => {
+        writeFileSync(join(work, 'stream-source'), 'stream me\n');
+        writeFileSync(join(outside, 'stream-secret'), 'secret\n');
+        const opened = await client.request('fs/open', {
+          handleId: 'sandboxed-read',
+          path: uri(join(work, 'stream-source')),
+          mode: 'read',
+          sandbox: readOnly(work),
+        });
+        expect(opened.result).toEqual({ handleId: 'sandboxed-read' });
+        const block = await client.request('fs/readBlock', {
+          handleId: 'sandboxed-read',
+          offset: 0,
+          len: 100,
+        });
+        const chunk = (block.result as { chunk: string }).chunk;
+        expect(Buffer.from(chunk, 'base64').toString()).toBe('stream me\n');
+        expect((await client.request('fs/close', { handleId: 'sandboxed-read' })).result).toEqual(
+          {},
+        );
+
+        const writing = await client.request('fs/open', {
+          handleId: 'sandboxed-write',
+          path: uri(join(work, 'stream-target')),
+          mode: 'replace',
+          sandbox: workspaceWrite(work),
+        });
+        expect(writing.result).toEqual({ handleId: 'sandboxed-write' });
+        const written = await client.request('fs/writeBlock', {
+          handleId: 'sandboxed-write',
+          offset: 0,
+          chunk: Buffer.from('streamed\n').toString('base64'),
+        });
+        expect(written.result).toEqual({});
+        expect((await client.request('fs/close', { handleId: 'sandboxed-write' })).result).toEqual(
+          {},
+        );
+        expect(readFileSync(join(work, 'stream-target'), 'utf8')).toBe('streamed\n');
+
+        const denied = readOnly(work, [
+          { path: { type: 'path', path: uri(outside) }, access: 'deny' },
+        ]);
+        const refused = await client.request('fs/open', {
+          handleId: 'sandboxed-denied',
+          path: uri(join(outside, 'stream-secret')),
+          mode: 'read',
+          sandbox: denied,
+        });
+        expect(refused.error).toEqual({ code: -32600, message: 'Permission denied (os error 13)' });
+      });
+
       it('a deny entry: reads fail with EACCES, for fs/readFile and for processes', async () => {
         const denied = readOnly(work, [
           { path: { type: 'path', path: uri(outside) }, access: 'deny' },

@@ -25,7 +25,8 @@ export const MAX_CAPABILITY_ROOTS = 128;
 const CONCURRENT_ROOTS = 8;
 const MAX_TEXT_FILE_BYTES = 1024 * 1024;
 const MAX_ROOT_TEXT_BYTES = 16 * 1024 * 1024;
-const WALK = {
+/** The walk of a capability root (shared with `capabilities/discoverV2`). */
+export const CAPABILITY_WALK = {
   maxDepth: 6,
   maxDirectories: 2000,
   maxEntries: 20000,
@@ -150,7 +151,7 @@ async function manifestIn(dir: string): Promise<string | undefined> {
  * The file a manifest field names (`./relative`, inside the plugin root); the default file when
  * the field is absent or unusable (with a warning); none for an inline object.
  */
-async function referencedConfig(
+export async function referencedConfig(
   root: string,
   manifestUri: string,
   manifest: unknown,
@@ -209,7 +210,7 @@ async function discoverRoot(request: CapabilityRootParams): Promise<RootFindings
     return findings;
   }
   const { warnings } = findings;
-  const outcome = await walk({ path: request.path, options: WALK });
+  const outcome = await walk({ path: request.path, options: CAPABILITY_WALK });
   for (const failure of outcome.errors)
     warnings.push(`failed to scan capability path ${failure.path}: ${failure.message}`);
   if (outcome.truncated)

@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { METHODS, type ClientMethod, type ParamsOf } from '../protocol/methods.js';
 import type { ConfigLocations } from './configLayers.js';
 import { discoverCapabilityRoots } from './discovery.js';
+import { discoverCapabilitiesV2 } from './skillDiscovery.js';
 import { readEnvironmentConfig } from './environmentConfig.js';
 import { environmentInfo } from './environmentInfo.js';
 import type { FileHandleTable } from './fileHandles.js';
@@ -130,7 +131,11 @@ export const HANDLERS: { readonly [M in ServedMethod]: MethodSpec | NotServed } 
     p.CapabilityRootsDiscoverV1Params,
     (_c, params) => discoverCapabilityRoots(params),
   ),
-  'capabilities/discoverV2': NOT_SERVED,
+  'capabilities/discoverV2': served(
+    'capabilities/discoverV2',
+    p.CapabilitiesDiscoverV2Params,
+    (c, params) => discoverCapabilitiesV2(params, () => c.configLocations()),
+  ),
 };
 
 /**

@@ -175,6 +175,7 @@ export const EnvironmentConfigReadParams = z.object({
 export const CapabilityRootsDiscoverV1Params = z.object({
   roots: z.array(z.object({ id: z.string(), path: z.string(), sandbox })),
 });
+export const CapabilitiesDiscoverV2Params = z.object({ cwd: z.string(), sandbox });
 export const FsWatchMissingParams = z.object({
   watchId: u64,
   missing: z.array(z.string()),
