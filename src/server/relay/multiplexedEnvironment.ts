@@ -23,7 +23,7 @@ import {
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import {
-  nodeCryptoProvider,
+  platformCryptoProvider,
   prologue,
   responderHandshake,
   type NoiseChannelIdentity,
@@ -31,6 +31,7 @@ import {
   type NoiseResponderHandshake,
 } from '../../noise/index.js';
 import { DisconnectedError } from '../../protocol/errors.js';
+import { HARNESS_KEY_VALIDATION_TIMEOUT_MS } from '../../registry/index.js';
 import {
   handshakeFrame,
   keepalive,
@@ -75,7 +76,7 @@ export interface MultiplexedEnvironmentLimits {
 export const DEFAULT_MULTIPLEXED_ENVIRONMENT_LIMITS: MultiplexedEnvironmentLimits = {
   maxActiveStreams: 128,
   maxPendingValidations: 32,
-  validationTimeoutMs: 10_000,
+  validationTimeoutMs: HARNESS_KEY_VALIDATION_TIMEOUT_MS,
   maxFailedHandshakes: 8,
   failedHandshakeCooldownMs: 10_000,
 };
@@ -197,7 +198,7 @@ class MultiplexedEnvironment implements RelayStreamHost {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.limits = { ...DEFAULT_MULTIPLEXED_ENVIRONMENT_LIMITS, ...options.limits };
     this.scheduler = options.scheduler ?? asyncScheduler;
-    this.crypto = options.crypto ?? nodeCryptoProvider;
+    this.crypto = options.crypto ?? platformCryptoProvider;
     const raw = options.rawSocket;
     if (raw) {
       const isOpen = (): boolean => !this.ended && socket.readyState === WebSocket.OPEN;

@@ -46,10 +46,6 @@ export function configureSandbox(next: Partial<SandboxSettings>): void {
   verified = undefined;
 }
 
-export function sandboxSettings(): SandboxSettings {
-  return settings;
-}
-
 const UNENFORCEABLE = 'sandbox intent cannot be enforced on this executor';
 const CHECK_TIMEOUT_MS = 10_000;
 
