@@ -151,7 +151,7 @@ is killed when it stops (SIGINT/SIGTERM).
 
 Before it serves over the network it warms up (~0.7 s): a throwaway executor on 127.0.0.1
 gets a few thousand read-only fs requests, so the code every request runs through is
-already optimised when the first client comes (cheap requests answer ~7% sooner).
+already optimised when the first client comes (docs/performance.md).
 --no-warm-up skips that; stdio mode never warms up.
 
 With a ws:// address it prints the bound URL (e.g. ws://127.0.0.1:4321) as the first

@@ -190,7 +190,8 @@ export class RpcConnection {
       return;
     }
     // Fast path for the most frequent message, a plain response: the same outcome as
-    // classifying it, without the schema pass (it dominated the client's cost per call).
+    // classifying it, without the schema pass (spec/rpc/rpcConnection.spec.ts matches responses
+    // by id either way; `bench/client-overhead.ts`, figures in docs/performance.md).
     if (isPlainResponse(value)) {
       const caller = this.pending.get(value.id);
       if (caller === undefined) return; // nobody waits for it (spec §2.1)

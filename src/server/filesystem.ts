@@ -151,9 +151,9 @@ export function getMetadata(params: {
 }): FileMetadata {
   const path = fsPath(params.path);
   enforceFileSandbox(params.sandbox, path, 'read', params.followSymlinks !== false);
-  // Synchronous on purpose (and answered in the same turn): a metadata lookup takes
-  // microseconds, while a trip through the libuv thread pool (two thread hand-offs) cost
-  // ~0.1-0.4 ms of latency on a loaded host.
+  // Synchronous on purpose (and answered in the same turn): a metadata lookup skips the two
+  // thread hand-offs of the libuv thread pool (`bench/executor-cold-latency.ts`; the figure is
+  // in docs/performance.md). spec/server/filesystem.spec.ts holds its answers.
   try {
     const link = lstatSync(path);
     const isSymlink = (link.mode & S_IFMT) === S_IFLNK;

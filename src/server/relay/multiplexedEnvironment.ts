@@ -150,8 +150,9 @@ const MAX_STREAM_ID_LENGTH = 128;
 
 /**
  * Data frames are encoded into reusable buffers of this size (a sealed 61440-byte record plus
- * its header fits; larger frames get their own buffer): a fresh buffer per frame is external
- * memory to V8, which at output rates of ~100 MB/s made it collect garbage every few MiB.
+ * its header fits; larger frames get their own buffer), so a steady stream allocates no external
+ * memory per frame (spec/server/relay/batchedBinaryFrames.spec.ts holds the reuse to completed
+ * writes; `bench/noise-throughput.ts`).
  */
 const FRAME_BUFFER_BYTES = 64 * 1024;
 /** Frame buffers kept for reuse; more are only in flight while the socket is backed up. */
