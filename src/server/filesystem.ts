@@ -1,6 +1,9 @@
 /**
  * The `fs/*` methods (spec §7) on the local disk, with the binary's error codes and texts.
  * Paths arrive as `file:` URIs. A request's `sandbox` is enforced first (sandbox/fileSystemAccess.ts).
+ *
+ * Over 400 lines for one reason: one function per method, each read on its own, sharing the
+ * path, sandbox and error helpers kept here.
  */
 import { constants, lstatSync, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';

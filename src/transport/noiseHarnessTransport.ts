@@ -8,6 +8,9 @@
  *   switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'me' })),
  * );
  * ```
+ *
+ * Over 400 lines for one reason: the connect, handshake and established phases of the one
+ * socket share its teardown (`connectNoiseHarness`, then `HarnessConnection`).
  */
 import { asyncScheduler, Observable, Subject, Subscription, timer, type SchedulerLike } from 'rxjs';
 import {

@@ -8,6 +8,9 @@
  * failure on this socket adds one; at the 8th the socket stays up with its open streams, but
  * every new handshake is reset without asking the validator for a cooldown (~10 s); afterwards
  * the count starts again from zero. Successful handshakes never lower the count.
+ *
+ * Over 400 lines for one reason: streams, pending validations, the failure budget and the write
+ * backlog are the state of one socket, and each event changes several of them at once.
  */
 import {
   asyncScheduler,
