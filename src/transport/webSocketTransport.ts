@@ -250,8 +250,8 @@ export function fromWebSocket(
   socket.on('error', (error: Error) => {
     lastError = error;
   });
-  // One callback for every send: a failed write is reported by the 'close' that follows. (A
-  // fresh closure per send would also cost Node's stream a tick per write instead of one.)
+  // One callback for every send: a failed write is reported by the 'close' that follows, so
+  // no send needs a closure of its own.
   const onSent = (error?: Error): void => {
     if (error) lastError = error;
   };
