@@ -1,7 +1,11 @@
 /** `execrx serve`'s `--ws-*` options (the flags of `codex exec-server`): WebSocket client auth. */
 import type { OptionSpec, ParsedOptions } from './parseOptions.js';
 import { UsageError } from './usageError.js';
-import type { WebSocketAuthFlags, WebSocketAuthMode } from '../server/webSocketAuth.js';
+import {
+  WEB_SOCKET_AUTH_MODES,
+  type WebSocketAuthFlags,
+  type WebSocketAuthMode,
+} from '../server/webSocketAuth.js';
 
 export const WEB_SOCKET_AUTH_OPTIONS: readonly OptionSpec[] = [
   {
@@ -49,13 +53,13 @@ export const WEB_SOCKET_AUTH_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
-const AUTH_MODES: readonly WebSocketAuthMode[] = ['capability-token', 'signed-bearer-token'];
+const AUTH_MODES: readonly string[] = WEB_SOCKET_AUTH_MODES;
 
 /** The `--ws-*` flags, or undefined when none is given. */
 export function webSocketAuthFlags(parsed: ParsedOptions): WebSocketAuthFlags | undefined {
   const value = (name: string): string | undefined => parsed.values.get(name);
   const mode = value('ws-auth');
-  if (mode !== undefined && !AUTH_MODES.includes(mode as WebSocketAuthMode)) {
+  if (mode !== undefined && !AUTH_MODES.includes(mode)) {
     throw new UsageError(
       `invalid value '${mode}' for '--ws-auth <MODE>' [possible values: ${AUTH_MODES.join(', ')}]`,
       'serve',

@@ -23,7 +23,7 @@ import { errorMessage } from '../protocol/errorMessage.js';
 import type { Transport } from '../transport/transport.js';
 
 /** `MAX_IN_FLIGHT_REGULAR_CALLS` (spec §18.1). */
-export const DEFAULT_MAX_PENDING_REQUESTS = 1024;
+const DEFAULT_MAX_PENDING_REQUESTS = 1024;
 
 /** How much of an offending message a ProtocolError quotes. */
 const EXCERPT_CHARS = 120;

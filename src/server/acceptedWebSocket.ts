@@ -78,14 +78,14 @@ function writeTextFrames(target: Buffer, messages: readonly PendingMessage[]): v
 }
 
 /** The Text frames of `messages`, back to back in one new buffer. */
-export function textFrames(messages: readonly PendingMessage[]): Buffer {
+function textFrames(messages: readonly PendingMessage[]): Buffer {
   const target = Buffer.allocUnsafe(framesLength(messages));
   writeTextFrames(target, messages);
   return target;
 }
 
 /** A pending message for `text`. */
-export function pendingMessage(text: string | SplitText): PendingMessage {
+function pendingMessage(text: string | SplitText): PendingMessage {
   const bytes =
     typeof text === 'string'
       ? Buffer.byteLength(text)

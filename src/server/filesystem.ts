@@ -23,9 +23,9 @@ import { RpcFailure } from './rpcFailure.js';
 
 const { S_IFMT, S_IFLNK, S_IFDIR, S_IFREG } = constants;
 
-export const MAX_READ_FILE_BYTES = 512 * 1024 * 1024;
-export const MAX_DIRECTORY_ENTRIES = 50_000;
-export const WALK_MAXIMA = { depth: 64, directories: 10_000, entries: 50_000 };
+const MAX_READ_FILE_BYTES = 512 * 1024 * 1024;
+const MAX_DIRECTORY_ENTRIES = 50_000;
+const WALK_MAXIMA = { depth: 64, directories: 10_000, entries: 50_000 };
 const WALK_RESPONSE_BUDGET = 4 * 1024 * 1024;
 
 type Empty = Record<string, never>;

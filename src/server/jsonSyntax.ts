@@ -9,7 +9,7 @@ import { TextDecoder } from 'node:util';
 /** serde_json's default recursion limit. */
 const MAX_NESTING = 128;
 /** The executor's bound on JSON values per message (object keys not counted). */
-export const MAX_JSON_VALUES = 262_144;
+const MAX_JSON_VALUES = 262_144;
 const SPECIAL_IN_STRING = /["\\\u0000-\u001f]/g;
 
 class SyntaxFailure extends Error {

@@ -15,7 +15,7 @@ import { TextDecoder } from 'node:util';
 import { GrowableBuffer } from './growableBuffer.js';
 
 /** tungstenite's default `max_frame_size`. */
-export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** tungstenite's default `max_message_size` (axum does not change it). */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 

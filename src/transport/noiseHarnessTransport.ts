@@ -51,9 +51,9 @@ import { HarnessConnection, protocolError, toBytes } from './noiseHarnessConnect
 import type { Transport } from './transport.js';
 
 /** `DEFAULT_REMOTE_EXEC_SERVER_CONNECT_TIMEOUT`: WebSocket open deadline. */
-export const NOISE_HARNESS_CONNECT_TIMEOUT_MS = 10_000;
+const NOISE_HARNESS_CONNECT_TIMEOUT_MS = 10_000;
 /** Handshake deadline (codex bounds it by the 10 s initialize budget). */
-export const NOISE_HARNESS_HANDSHAKE_TIMEOUT_MS = 10_000;
+const NOISE_HARNESS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /** Options of `connectNoiseHarness`: deadlines, keepalive and the crypto provider. */
 export interface NoiseHarnessOptions {

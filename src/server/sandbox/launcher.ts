@@ -151,7 +151,7 @@ function verifyBwrap(): Promise<string> {
 }
 
 /** The checked bwrap path; a failed check is retried by the next request. */
-export async function readyBwrap(): Promise<string> {
+async function readyBwrap(): Promise<string> {
   verified ??= verifyBwrap();
   try {
     return await verified;
