@@ -12,7 +12,7 @@ import {
   NoiseChannelIdentity,
   initiatorHandshake,
   nobleCryptoProvider,
-  nodeCryptoProvider,
+  platformCryptoProvider,
   prologue,
   responderHandshake,
   type NoiseCryptoProvider,
@@ -120,7 +120,7 @@ function measure(crypto: NoiseCryptoProvider): Row {
   };
 }
 
-const rows = [nodeCryptoProvider, nobleCryptoProvider].map(measure);
+const rows = [platformCryptoProvider, nobleCryptoProvider].map(measure);
 const table = rows.map((row) => ({
   provider: row.provider,
   'handshake p50 (ms)': row.handshakeP50.toFixed(2),
@@ -164,16 +164,16 @@ function medianMs(run: () => unknown, iterations = 200): number {
 // 2 X25519 key derivations and 6 X25519 DHs (8 the first time two identities meet: the
 // static-static `ss` secret is remembered per identity pair). ML-KEM is nodeMlKem768 (FIPS 203
 // over node:crypto SHA-3/SHAKE) in the node provider, @noble/post-quantum in the noble one.
-const seed = nodeCryptoProvider.randomBytes(64);
-const m = nodeCryptoProvider.randomBytes(32);
-const dhPrivate = nodeCryptoProvider.randomBytes(32);
-const dhPublic = nodeCryptoProvider.x25519PublicKey(nodeCryptoProvider.randomBytes(32));
+const seed = platformCryptoProvider.randomBytes(64);
+const m = platformCryptoProvider.randomBytes(32);
+const dhPrivate = platformCryptoProvider.randomBytes(32);
+const dhPublic = platformCryptoProvider.x25519PublicKey(platformCryptoProvider.randomBytes(32));
 const mlKemImplementation: Record<string, string> = {
   node: 'nodeMlKem768',
   noble: '@noble/post-quantum',
 };
 console.table(
-  [nodeCryptoProvider, nobleCryptoProvider].map((crypto) => {
+  [platformCryptoProvider, nobleCryptoProvider].map((crypto) => {
     const kem = crypto.mlkem768KeyPair(seed);
     const { cipherText } = crypto.mlkem768Encapsulate(kem.publicKey, m);
     // Distinct keys defeat the providers' caches of expanded ML-KEM public keys (32 entries).

@@ -22,7 +22,7 @@ import { firstValueFrom, type Observable } from 'rxjs';
 import { ExecServerClient } from '../src/client/index.js';
 import {
   NoiseChannelIdentity,
-  nodeCryptoProvider,
+  platformCryptoProvider,
   type NoiseChannelPublicKeyJson,
 } from '../src/noise/index.js';
 import { startExecServer } from '../src/server/index.js';
@@ -111,11 +111,11 @@ function sealRatesMBps(): { raw: number; provider: number; into: number } {
     cipher.getAuthTag();
   };
   const providerSeal = (): void => {
-    nodeCryptoProvider.aes256GcmSeal(key, nonce, noAd, record);
+    platformCryptoProvider.aes256GcmSeal(key, nonce, noAd, record);
   };
   const frame = new Uint8Array(RECORD + 16 + 64);
   const providerSealInto = (): void => {
-    nodeCryptoProvider.aes256GcmSealInto(key, nonce, noAd, record, frame, 64);
+    platformCryptoProvider.aes256GcmSealInto(key, nonce, noAd, record, frame, 64);
   };
   const rate = (seal: () => void): number => {
     let n = 0;

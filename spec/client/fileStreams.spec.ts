@@ -1,7 +1,7 @@
 /**
- * Paced file streams (src/client/fileSystemClient.ts): `readFileBlocks` asks for a block only
- * when the consumer pulls; `writeFileStream` pulls an AsyncIterable one chunk per written
- * block, and bounds what an Observable source may queue ahead of the executor.
+ * Paced file streams (src/client/fileStreams.ts, through `client.fs`): `readFileBlocks` asks
+ * for a block only when the consumer pulls; `writeFileStream` pulls an AsyncIterable one chunk
+ * per written block, and bounds what an Observable source may queue ahead of the executor.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { range, map } from 'rxjs';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProcessFailedError } from '../../src/protocol/errors.js';
-import { ProcessEventLog, type ProcessReadSnapshot } from '../../src/client/processEventLog.js';
+import { ProcessEventLog } from '../../src/client/processEventLog.js';
+import type { ProcessReadResponse } from '../../src/client/processEvents.js';
 import type { ProcessEvent, ProcessOutputEvent } from '../../src/client/processEvents.js';
 import { EMPTY_READ } from './support/fakeClient.js';
 
@@ -44,7 +45,7 @@ function record(log: ProcessEventLog): {
   return seen;
 }
 
-const snapshot = (overrides: Partial<ProcessReadSnapshot>): ProcessReadSnapshot => ({
+const snapshot = (overrides: Partial<ProcessReadResponse>): ProcessReadResponse => ({
   ...EMPTY_READ,
   ...overrides,
 });

@@ -7,7 +7,7 @@ import {
   NoiseChannelPublicKey,
   initiatorHandshake,
   nobleCryptoProvider,
-  nodeCryptoProvider,
+  platformCryptoProvider,
   prologue,
   responderHandshake,
 } from '../../src/noise/index.js';
@@ -18,7 +18,7 @@ import { dummyRng, fromHex, hex } from './dummyRng.js';
 const vector = loadCodexVector();
 
 describe.each<[string, NoiseCryptoProvider]>([
-  ['node', nodeCryptoProvider],
+  ['node', platformCryptoProvider],
   ['noble', nobleCryptoProvider],
 ])('codex hybrid IK vector with the %s provider', (_name, crypto) => {
   it('uses the two distinct name strings of the vector', () => {

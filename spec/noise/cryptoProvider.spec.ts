@@ -4,13 +4,13 @@ import {
   NoiseHandshakeError,
   initiatorHandshake,
   nobleCryptoProvider,
-  nodeCryptoProvider,
+  platformCryptoProvider,
   prologue,
   responderHandshake,
 } from '../../src/noise/index.js';
 import { fromHex, hex } from './dummyRng.js';
 
-const node = nodeCryptoProvider;
+const node = platformCryptoProvider;
 const noble = nobleCryptoProvider;
 
 describe('crypto providers', () => {

@@ -6,7 +6,7 @@
  * (staticSharedSecrets.ts) and stays. A recording provider wraps the node one to see them.
  */
 import { describe, expect, it } from '@jest/globals';
-import { nodeCryptoProvider } from '../../src/noise/index.js';
+import { platformCryptoProvider } from '../../src/noise/index.js';
 import type { NoiseCryptoProvider } from '../../src/noise/cryptoProvider.js';
 import {
   NoiseChannelIdentity,
@@ -33,7 +33,7 @@ function recordingProvider(): {
     kemSecretKey: [] as Uint8Array[],
     hmac: [] as Uint8Array[],
   };
-  const base = nodeCryptoProvider;
+  const base = platformCryptoProvider;
   const crypto: NoiseCryptoProvider = {
     ...base,
     name: 'recording',

@@ -200,7 +200,7 @@ describe('hybrid IK handshake', () => {
     const { HandshakeState } = await import('../../src/noise/handshakeState.js');
     const { HYBRID_IK_PATTERN } = await import('../../src/noise/handshakePattern.js');
     const { identityKeys } = await import('../../src/noise/identity.js');
-    const { platformCryptoProvider: nodeCryptoProvider } = await import(
+    const { platformCryptoProvider } = await import(
       '../../src/noise/platformCryptoProvider.js'
     );
     const initiator = initiatorHandshake({
@@ -212,8 +212,8 @@ describe('hybrid IK handshake', () => {
     const rogue = new HandshakeState({
       pattern: HYBRID_IK_PATTERN,
       role: 'responder',
-      crypto: nodeCryptoProvider,
-      random: (n) => nodeCryptoProvider.randomBytes(n),
+      crypto: platformCryptoProvider,
+      random: (n) => platformCryptoProvider.randomBytes(n),
       prologue: streamOne,
       localStatic: identityKeys(executor),
     });

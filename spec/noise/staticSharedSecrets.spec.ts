@@ -3,7 +3,7 @@ import {
   NoiseChannelIdentity,
   initiatorHandshake,
   nobleCryptoProvider,
-  nodeCryptoProvider,
+  platformCryptoProvider,
   prologue,
   responderHandshake,
   type NoiseCryptoProvider,
@@ -15,10 +15,10 @@ import { hex } from './dummyRng.js';
 function countingProvider(): { crypto: NoiseCryptoProvider; dhCount: () => number } {
   let count = 0;
   const crypto: NoiseCryptoProvider = {
-    ...nodeCryptoProvider,
+    ...platformCryptoProvider,
     x25519SharedSecret(privateKey, publicKey) {
       count += 1;
-      return nodeCryptoProvider.x25519SharedSecret(privateKey, publicKey);
+      return platformCryptoProvider.x25519SharedSecret(privateKey, publicKey);
     },
   };
   return { crypto, dhCount: () => count };
@@ -70,11 +70,11 @@ describe('static-static X25519 secrets', () => {
   });
 
   it('return what the provider computes, for either provider, and copies', () => {
-    const a = nodeCryptoProvider.randomBytes(32);
-    const b = nodeCryptoProvider.randomBytes(32);
-    const bPublic = nodeCryptoProvider.x25519PublicKey(b);
+    const a = platformCryptoProvider.randomBytes(32);
+    const b = platformCryptoProvider.randomBytes(32);
+    const bPublic = platformCryptoProvider.x25519PublicKey(b);
     const expected = hex(nobleCryptoProvider.x25519SharedSecret(a, bPublic));
-    const first = staticSharedSecret(nodeCryptoProvider, a, bPublic);
+    const first = staticSharedSecret(platformCryptoProvider, a, bPublic);
     first.fill(0); // a caller scribbling on its result does not reach the remembered secret
     expect(hex(staticSharedSecret(nobleCryptoProvider, a, bPublic.slice()))).toBe(expected);
   });

@@ -23,7 +23,7 @@ import { remoteDisplay, type Location } from './remotePath.js';
 export const UPLOAD_READ_AHEAD = 1;
 const BLOCK_BYTES = 1024 * 1024;
 /** Deepest directory nesting copied. */
-export const MAX_COPY_DEPTH = 64;
+const MAX_COPY_DEPTH = 64;
 
 /** A copy failure with a one-line message naming the path. */
 export class CopyError extends Error {}
@@ -305,7 +305,7 @@ function joinOn(side: Side, path: string, name: string): string {
 }
 
 /** `permission denied`, `no such file or directory`, … for a local failure. */
-export function localReason(error: unknown): string {
+function localReason(error: unknown): string {
   switch ((error as NodeJS.ErrnoException | undefined)?.code) {
     case 'ENOENT':
       return 'no such file or directory';

@@ -53,7 +53,7 @@ function paramsEndpoint(
 }
 
 /** An executor somewhere else, reached over plain WebSocket (with a bearer token for `--ws-auth`). */
-export function remoteEndpoint(url: string, bearerToken?: string): Endpoint {
+function remoteEndpoint(url: string, bearerToken?: string): Endpoint {
   const options = bearerToken === undefined ? {} : { headers: bearerAuthorization(bearerToken) };
   return paramsEndpoint(url, webSocketUrl(url, options));
 }
@@ -63,7 +63,7 @@ export function remoteEndpoint(url: string, bearerToken?: string): Endpoint {
  * or CODEX_EXEC_SERVER_URL, as codex reads them); `local` is an executor in this process.
  * An id the setup does not configure is a UsageError listing the ones it does.
  */
-export function configuredEndpoint(id: string, command: string): Endpoint {
+function configuredEndpoint(id: string, command: string): Endpoint {
   const setup = readCodexSetup();
   const chosen = setup.environments.filter((environment) => environment.id === id);
   const isLocal = id === LOCAL_ENVIRONMENT_ID && setup.includeLocal;
@@ -105,7 +105,7 @@ export function configuredEndpoint(id: string, command: string): Endpoint {
  * An executor registered as `environmentId` with the registry at `registryUrl`: each
  * connection attempt asks `/connect` for a fresh bundle for our (per-run) Noise key.
  */
-export function registryEndpoint(
+function registryEndpoint(
   registryUrl: string,
   environmentId: string,
   bearerToken: string,
@@ -124,7 +124,7 @@ export function registryEndpoint(
  * Starts a direct-Noise executor inside this process on loopback and reaches it through the
  * full client stack: Noise handshake, encrypted relay frames, JSON-RPC, session.
  */
-export async function startEmbeddedEndpoint(): Promise<Endpoint> {
+async function startEmbeddedEndpoint(): Promise<Endpoint> {
   const server = await startDirectNoiseExecServer({ listen: 'ws://127.0.0.1:0' });
   // What a registry would hand out; the embedded executor admits any harness key.
   const provider: NoiseRendezvousConnectProvider = {

@@ -12,13 +12,11 @@ import {
   type OptionSpec,
   type ParsedOptions,
 } from './parseOptions.js';
+import { applySandboxOptions, SANDBOX_OPTIONS } from './serveSandboxOptions.js';
+import { webSocketAuthFlags, WEB_SOCKET_AUTH_OPTIONS } from './serveWebSocketAuthOptions.js';
 import { UsageError } from './usageError.js';
 import type { ListenAddress } from '../server/execServer.js';
-import type {
-  WebSocketAuth,
-  WebSocketAuthFlags,
-  WebSocketAuthMode,
-} from '../server/webSocketAuth.js';
+import type { WebSocketAuth } from '../server/webSocketAuth.js';
 
 const DEFAULT_LISTEN = 'ws://127.0.0.1:0';
 const DEFAULT_API_KEY_ENV = 'CODEX_API_KEY';
@@ -70,62 +68,8 @@ const OPTIONS: readonly OptionSpec[] = [
     valueName: 'NAME',
     description: 'Human-readable environment name (accepted as by codex exec-server; unused)',
   },
-  {
-    name: 'linux-sandbox-pid-namespace',
-    kind: 'value',
-    valueName: 'MODE',
-    description:
-      'Sandboxed processes: isolate (default; own PID namespace) or inherit (can signal other same-UID processes)',
-  },
-  {
-    name: 'bwrap',
-    kind: 'value',
-    valueName: 'PATH',
-    description: 'The bubblewrap binary for sandboxed requests (default: bwrap on PATH)',
-  },
-  {
-    name: 'ws-auth',
-    kind: 'value',
-    valueName: 'MODE',
-    description:
-      'Ask every WebSocket client for a credential: capability-token or signed-bearer-token',
-  },
-  {
-    name: 'ws-token-file',
-    kind: 'value',
-    valueName: 'PATH',
-    description: 'capability-token: file holding the token (trimmed)',
-  },
-  {
-    name: 'ws-token-sha256',
-    kind: 'value',
-    valueName: 'HEX',
-    description: 'capability-token: SHA-256 of the token, instead of --ws-token-file',
-  },
-  {
-    name: 'ws-shared-secret-file',
-    kind: 'value',
-    valueName: 'PATH',
-    description: 'signed-bearer-token: file holding the HS256 secret (at least 32 bytes)',
-  },
-  {
-    name: 'ws-issuer',
-    kind: 'value',
-    valueName: 'ISSUER',
-    description: 'signed-bearer-token: required `iss` claim',
-  },
-  {
-    name: 'ws-audience',
-    kind: 'value',
-    valueName: 'AUDIENCE',
-    description: 'signed-bearer-token: required `aud` claim',
-  },
-  {
-    name: 'ws-max-clock-skew-seconds',
-    kind: 'value',
-    valueName: 'SECONDS',
-    description: 'signed-bearer-token: slack on `exp` and `nbf` (default 30)',
-  },
+  ...SANDBOX_OPTIONS,
+  ...WEB_SOCKET_AUTH_OPTIONS,
   {
     name: 'insecure-no-auth',
     kind: 'flag',
@@ -151,7 +95,7 @@ is killed when it stops (SIGINT/SIGTERM).
 
 Before it serves over the network it warms up (~0.7 s): a throwaway executor on 127.0.0.1
 gets a few thousand read-only fs requests, so the code every request runs through is
-already optimised when the first client comes (cheap requests answer ~7% sooner).
+already optimised when the first client comes (docs/performance.md).
 --no-warm-up skips that; stdio mode never warms up.
 
 With a ws:// address it prints the bound URL (e.g. ws://127.0.0.1:4321) as the first
@@ -265,57 +209,6 @@ export const serveCommand: Command = {
     );
   },
 };
-
-/** `--linux-sandbox-pid-namespace` and `--bwrap`: executor-wide sandbox settings. */
-async function applySandboxOptions(parsed: ParsedOptions): Promise<void> {
-  const mode = parsed.values.get('linux-sandbox-pid-namespace') ?? 'isolate';
-  if (mode !== 'isolate' && mode !== 'inherit') {
-    throw new UsageError(
-      `invalid value '${mode}' for '--linux-sandbox-pid-namespace <MODE>': expected 'isolate' or 'inherit'`,
-      'serve',
-    );
-  }
-  const bwrapPath = parsed.values.get('bwrap');
-  if (bwrapPath !== undefined && !bwrapPath.startsWith('/')) {
-    throw new UsageError(`--bwrap expects an absolute path, got \`${bwrapPath}\``, 'serve');
-  }
-  const { configureSandbox } = await import('../server/sandbox/launcher.js');
-  configureSandbox({ pidNamespace: mode, bwrapPath });
-}
-
-const AUTH_MODES: readonly WebSocketAuthMode[] = ['capability-token', 'signed-bearer-token'];
-
-/** The `--ws-*` flags, or undefined when none is given. */
-function webSocketAuthFlags(parsed: ParsedOptions): WebSocketAuthFlags | undefined {
-  const value = (name: string): string | undefined => parsed.values.get(name);
-  const mode = value('ws-auth');
-  if (mode !== undefined && !AUTH_MODES.includes(mode as WebSocketAuthMode)) {
-    throw new UsageError(
-      `invalid value '${mode}' for '--ws-auth <MODE>' [possible values: ${AUTH_MODES.join(', ')}]`,
-      'serve',
-    );
-  }
-  const skew = value('ws-max-clock-skew-seconds');
-  if (skew !== undefined && !/^\d{1,15}$/.test(skew)) {
-    throw new UsageError(
-      `invalid value '${skew}' for '--ws-max-clock-skew-seconds <SECONDS>': expected a whole number of seconds`,
-      'serve',
-    );
-  }
-  const flags: WebSocketAuthFlags = {
-    ...(mode === undefined ? {} : { mode: mode as WebSocketAuthMode }),
-    ...optional('tokenFile', value('ws-token-file')),
-    ...optional('tokenSha256', value('ws-token-sha256')),
-    ...optional('sharedSecretFile', value('ws-shared-secret-file')),
-    ...optional('issuer', value('ws-issuer')),
-    ...optional('audience', value('ws-audience')),
-    ...(skew === undefined ? {} : { maxClockSkewSeconds: Number(skew) }),
-  };
-  return Object.keys(flags).length === 0 ? undefined : flags;
-}
-
-const optional = <K extends string>(key: K, value: string | undefined) =>
-  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
 
 /** Warms the executor code (server/warmUp.ts); a failure is reported and serving goes on. */
 async function warmUp(streams: Parameters<Command['run']>[1]): Promise<void> {

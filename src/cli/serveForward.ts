@@ -32,7 +32,7 @@ const OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
-export const FORWARD_HELP = `Usage: execrx serve forward --remote URL --environment-id ID --connect ws://HOST:PORT
+const FORWARD_HELP = `Usage: execrx serve forward --remote URL --environment-id ID --connect ws://HOST:PORT
 
 Registers an existing WebSocket exec-server (e.g. \`execrx serve\` or \`codex exec-server\`
 on a private address) as a remote environment: the registry's clients reach it through the

@@ -2,48 +2,22 @@
  * The executor's filesystem (`fs/*`, spec/protocol.md §7) with native absolute paths.
  * Paths are converted to `file:` URIs on the way out and back on the way in. A missing path
  * (`-32004`) errors with NotFoundError naming the path; other executor errors are ServerError
- * with the executor's message verbatim.
- *
- * Over 400 lines for one reason: every call here, the streamed forms included, goes through
- * `fsCall` and its not-found mapping, which stays private to this class.
+ * with the executor's message verbatim. The block-wise streamed forms live in fileStreams.ts.
  */
 import { decodeValidatedBase64, encodeBase64 } from '../protocol/base64.js';
-import { randomUUID } from '../platform/index.js';
-import {
-  EMPTY,
-  Observable,
-  catchError,
-  concat,
-  concatMap,
-  defer,
-  expand,
-  filter,
-  finalize,
-  ignoreElements,
-  isObservable,
-  lastValueFrom,
-  map,
-  switchMap,
-  takeWhile,
-  tap,
-} from 'rxjs';
-import { ErrorCode, NotFoundError, ProtocolError, ServerError } from '../protocol/errors.js';
+import { Observable, map } from 'rxjs';
 import type {
   FsGetMetadataResult,
   FsReadDirectoryEntry,
   FsWalkEntryKind,
   FsWalkOptions,
 } from '../protocol/fs.js';
-import type { ClientMethod, ParamsOf, ResultOf } from '../protocol/methods.js';
+import type { ParamsOf, ResultOf } from '../protocol/methods.js';
 import type { EnvironmentInfo } from '../protocol/environment.js';
 import type { FileSystemSandboxContext } from '../protocol/sandbox.js';
 import { fileUriToPath, pathToFileUri } from '../protocol/pathUri.js';
-import { pullEach } from './pullEach.js';
-import {
-  FILE_READ_CHUNK_SIZE,
-  FILE_WRITE_CHUNK_SIZE,
-  WRITE_STREAM_MAX_QUEUED_BYTES,
-} from './limits.js';
+import { readFileBlocks, readFileStream, writeFileStream } from './fileStreams.js';
+import { fsPathCall, type FsPathMethod } from './fsPathCall.js';
 import type { SessionCore } from './sessionCore.js';
 
 /** `fs/getMetadata`: `isSymlink` describes the link itself, the rest follow it. */
@@ -199,40 +173,8 @@ export class FileSystemClient {
    * most one block. The handle is closed at EOF, on error and when the loop stops early.
    * Same errors as `readFileStream`. Guarded by spec/client/fileStreams.spec.ts.
    */
-  async *readFileBlocks(path: string, options: FsCallOptions = {}): AsyncGenerator<Uint8Array> {
-    const handleId = randomUUID().replaceAll('-', '');
-    await lastValueFrom(
-      this.fsCall('fs/open', path, (uri) => ({
-        handleId,
-        path: uri,
-        mode: 'read',
-        sandbox: sandboxOf(options),
-      })),
-    );
-    let closed = false;
-    try {
-      for (let offset = 0; ;) {
-        const block = await lastValueFrom(
-          this.core.calls.call('fs/readBlock', { handleId, offset, len: FILE_READ_CHUNK_SIZE }),
-        );
-        const bytes = decodeValidatedBase64(block.chunk);
-        if (bytes.byteLength === 0 && !block.eof) {
-          throw new ProtocolError(`fs/readBlock returned an empty block before EOF for ${path}`);
-        }
-        offset += bytes.byteLength;
-        if (bytes.byteLength > 0) yield bytes;
-        if (block.eof) break;
-      }
-      closed = true;
-      await lastValueFrom(this.core.calls.call('fs/close', { handleId }));
-    } finally {
-      if (!closed && this.core.lifecycle.terminalError === undefined) {
-        this.core.calls
-          .call('fs/close', { handleId })
-          .pipe(catchError(() => EMPTY))
-          .subscribe();
-      }
-    }
+  readFileBlocks(path: string, options: FsCallOptions = {}): AsyncGenerator<Uint8Array> {
+    return readFileBlocks(this.core, path, sandboxOf(options));
   }
 
   /**
@@ -242,53 +184,7 @@ export class FileSystemClient {
    * belong to one transport: a transport loss ends the stream with DisconnectedError.
    */
   readFileStream(path: string, options: FsCallOptions = {}): Observable<Uint8Array> {
-    return defer(() => {
-      const handleId = randomUUID().replaceAll('-', '');
-      let opened = false;
-      const readFrom = (
-        offset: number,
-      ): Observable<{ bytes: Uint8Array; eof: boolean; offset: number }> =>
-        this.core.calls.call('fs/readBlock', { handleId, offset, len: FILE_READ_CHUNK_SIZE }).pipe(
-          map((block) => {
-            const bytes = decodeValidatedBase64(block.chunk);
-            if (bytes.byteLength === 0 && !block.eof) {
-              throw new ProtocolError(
-                `fs/readBlock returned an empty block before EOF for ${path}`,
-              );
-            }
-            return { bytes, eof: block.eof, offset: offset + bytes.byteLength };
-          }),
-        );
-      const open = this.fsCall('fs/open', path, (uri) => ({
-        handleId,
-        path: uri,
-        mode: 'read',
-        sandbox: sandboxOf(options),
-      }));
-      return concat(
-        open.pipe(
-          tap(() => {
-            opened = true;
-          }),
-          ignoreElements(),
-        ),
-        readFrom(0).pipe(
-          expand((block) => (block.eof ? EMPTY : readFrom(block.offset))),
-          takeWhile((block) => !block.eof, true),
-          filter((block) => block.bytes.byteLength > 0),
-          map((block) => block.bytes),
-        ),
-      ).pipe(
-        finalize(() => {
-          if (opened && this.core.lifecycle.terminalError === undefined) {
-            this.core.calls
-              .call('fs/close', { handleId })
-              .pipe(catchError(() => EMPTY))
-              .subscribe();
-          }
-        }),
-      );
-    });
+    return readFileStream(this.core, path, sandboxOf(options));
   }
 
   /**
@@ -308,84 +204,7 @@ export class FileSystemClient {
     data: Observable<Uint8Array> | AsyncIterable<Uint8Array>,
     options: FsCallOptions = {},
   ): Observable<void> {
-    return defer(() => {
-      const handleId = randomUUID().replaceAll('-', '');
-      let state: 'idle' | 'open' | 'closed' = 'idle';
-      let offset = 0;
-      let queued = 0;
-      const writeBlock = (chunk: Uint8Array): Observable<never> => {
-        const pieces: Uint8Array[] = [];
-        for (let start = 0; start < chunk.byteLength; start += FILE_WRITE_CHUNK_SIZE) {
-          pieces.push(chunk.subarray(start, start + FILE_WRITE_CHUNK_SIZE));
-        }
-        return concat(
-          ...pieces.map((piece) =>
-            defer(() => {
-              const at = offset;
-              offset += piece.byteLength;
-              return this.core.calls.call('fs/writeBlock', {
-                handleId,
-                offset: at,
-                chunk: encodeBase64(piece),
-              });
-            }),
-          ),
-        ).pipe(ignoreElements());
-      };
-      return this.environmentInfo().pipe(
-        switchMap((info) => {
-          if (!info.capabilities.fileWriteStreaming) {
-            throw new ProtocolError('exec-server does not support writable file streams');
-          }
-          return this.fsCall('fs/open', path, (uri) => ({
-            handleId,
-            path: uri,
-            mode: 'replace',
-            sandbox: sandboxOf(options),
-          }));
-        }),
-        switchMap(() => {
-          state = 'open';
-          const written = isObservable(data)
-            ? data.pipe(
-                tap((chunk) => {
-                  queued += chunk.byteLength;
-                  if (queued > WRITE_STREAM_MAX_QUEUED_BYTES) {
-                    throw new ProtocolError(
-                      `writeFileStream: the data ran more than ${WRITE_STREAM_MAX_QUEUED_BYTES} bytes ahead of the executor; pace it or pass an AsyncIterable`,
-                    );
-                  }
-                }),
-                concatMap((chunk) =>
-                  concat(
-                    writeBlock(chunk),
-                    defer(() => {
-                      queued -= chunk.byteLength;
-                      return EMPTY;
-                    }),
-                  ),
-                ),
-              )
-            : pullEach(data, writeBlock);
-          return concat(
-            written,
-            defer(() => {
-              state = 'closed';
-              return this.core.calls.call('fs/close', { handleId });
-            }),
-          );
-        }),
-        map(() => undefined),
-        finalize(() => {
-          if (state === 'open' && this.core.lifecycle.terminalError === undefined) {
-            this.core.calls
-              .call('fs/close', { handleId })
-              .pipe(catchError(() => EMPTY))
-              .subscribe();
-          }
-        }),
-      );
-    });
+    return writeFileStream(this.core, this.environmentInfo, path, data, sandboxOf(options));
   }
 
   /** One fs call: native path → URI when sent, typed not-found errors. */
@@ -394,31 +213,9 @@ export class FileSystemClient {
     path: string,
     buildParams: (uri: string) => ParamsOf<M>,
   ): Observable<ResultOf<M>> {
-    return this.core.calls.call(method, () => buildParams(pathToFileUri(path)), {
-      mapError: (error) =>
-        error instanceof ServerError &&
-        error.code === ErrorCode.notFound &&
-        !(error instanceof NotFoundError)
-          ? new NotFoundError(error.serverMessage, path)
-          : error,
-    });
+    return fsPathCall(this.core, method, path, buildParams);
   }
 }
-
-/** The fs methods that name a path. */
-type FsPathMethod = Extract<
-  ClientMethod,
-  | 'fs/readFile'
-  | 'fs/writeFile'
-  | 'fs/createDirectory'
-  | 'fs/getMetadata'
-  | 'fs/canonicalize'
-  | 'fs/readDirectory'
-  | 'fs/walk'
-  | 'fs/remove'
-  | 'fs/copy'
-  | 'fs/open'
->;
 
 function sandboxOf(options: FsCallOptions): FileSystemSandboxContext | null {
   return options.sandbox ?? null;

@@ -54,7 +54,7 @@ type ServerRequestHandlers = {
 };
 
 /** Server→client policy requests answered at once across the session's transports (§9.5). */
-export const MAX_IN_FLIGHT_POLICY_REQUESTS = 256;
+const MAX_IN_FLIGHT_POLICY_REQUESTS = 256;
 
 export interface NotificationRouterOptions {
   /** Decides requests of processes nobody watches; without it they are denied. */

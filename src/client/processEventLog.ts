@@ -18,19 +18,8 @@ import {
   processEventBytes,
   type ProcessEvent,
   type ProcessExitedEvent,
-  type ProcessOutputEvent,
+  type ProcessReadResponse,
 } from './processEvents.js';
-
-/** A `process/read` reply with decoded chunks: what recovery works from. */
-export interface ProcessReadSnapshot {
-  readonly chunks: readonly ProcessOutputEvent[];
-  readonly nextSeq: number;
-  readonly exited: boolean;
-  readonly exitCode: number | null;
-  readonly closed: boolean;
-  readonly failure: string | null;
-  readonly sandboxDenied: boolean;
-}
 
 export class ProcessEventLog {
   private lastPublished = 0;
@@ -143,7 +132,7 @@ export class ProcessEventLog {
    * plain Error describing the inconsistency when the reply cannot fill the gap; the caller
    * fails the process with it.
    */
-  recover(snapshot: ProcessReadSnapshot): void {
+  recover(snapshot: ProcessReadResponse): void {
     if (snapshot.failure !== null) {
       throw new Error(`process failed while recovering: ${snapshot.failure}`);
     }

@@ -39,3 +39,16 @@ export type ProcessEvent = ProcessOutputEvent | ProcessExitedEvent | ProcessClos
 export function processEventBytes(event: ProcessEvent): number {
   return event.type === 'output' ? event.chunk.byteLength : 0;
 }
+
+/** A `process/read` reply with decoded bytes (also what recovery rebuilds missed events from). */
+export interface ProcessReadResponse {
+  readonly chunks: readonly ProcessOutputEvent[];
+  /** One past the last event covered; pass `nextSeq - 1` as the next `afterSeq`. */
+  readonly nextSeq: number;
+  readonly exited: boolean;
+  readonly exitCode: number | null;
+  readonly closed: boolean;
+  /** Set (by the client) when this process's event stream failed; the other fields are then synthetic. */
+  readonly failure: string | null;
+  readonly sandboxDenied: boolean;
+}

@@ -9,8 +9,10 @@ import { ProcessWriteRejectedError } from '../protocol/errors.js';
 import type { ProcessReadResult, ProcessSignal, SandboxType } from '../protocol/process.js';
 import type { NetworkPolicyDecisionNotification } from '../protocol/network.js';
 import type { NetworkPolicyPrompt } from './networkPolicyPrompts.js';
-import type { ProcessEvent, ProcessOutputEvent } from './processEvents.js';
+import type { ProcessEvent, ProcessOutputEvent, ProcessReadResponse } from './processEvents.js';
 import type { ProcessRecord, SessionCore } from './sessionCore.js';
+
+export type { ProcessReadResponse } from './processEvents.js';
 
 /** Options of `ProcessHandle.read` (`process/read`). */
 export interface ProcessReadOptions {
@@ -20,19 +22,6 @@ export interface ProcessReadOptions {
   readonly maxBytes?: number;
   /** Long-poll up to this many ms for something new (default 0). Blocks the executor's connection while waiting. */
   readonly waitMs?: number;
-}
-
-/** A `process/read` reply with decoded bytes. */
-export interface ProcessReadResponse {
-  readonly chunks: readonly ProcessOutputEvent[];
-  /** One past the last event covered; pass `nextSeq - 1` as the next `afterSeq`. */
-  readonly nextSeq: number;
-  readonly exited: boolean;
-  readonly exitCode: number | null;
-  readonly closed: boolean;
-  /** Set (by the client) when this process's event stream failed; the other fields are then synthetic. */
-  readonly failure: string | null;
-  readonly sandboxDenied: boolean;
 }
 
 /**

@@ -27,7 +27,7 @@ import { ENVIRONMENT_INFO_TIMEOUT_MS } from './limits.js';
 import type { SessionCore } from './sessionCore.js';
 
 /** How long discovery v1 waits for a recovering session before its one replay (§19). */
-export const DISCOVERY_RECOVERY_WAIT_MS = 8_000;
+const DISCOVERY_RECOVERY_WAIT_MS = 8_000;
 
 /** `environmentConfig/read` params, with a native `cwd`. */
 export interface EnvironmentConfigReadOptions {

@@ -29,7 +29,7 @@ import type { Transport } from '../transport/transport.js';
 import { requestOn } from './callRouter.js';
 import { RECOVERY_READ_PAGE_BYTES } from './limits.js';
 import type { NotificationRouter, ProcessRecord } from './notificationRouter.js';
-import type { ProcessReadSnapshot } from './processEventLog.js';
+import type { ProcessReadResponse } from './processEvents.js';
 import { handshake, type HandshakeOptions } from './sessionHandshake.js';
 import type { SessionLifecycle } from './sessionLifecycle.js';
 import { decodeValidatedBase64 } from '../protocol/base64.js';
@@ -137,7 +137,7 @@ function recoverProcess(
   );
 }
 
-function toSnapshot(result: ProcessReadResult): ProcessReadSnapshot {
+function toSnapshot(result: ProcessReadResult): ProcessReadResponse {
   return {
     chunks: result.chunks.map((chunk) => ({
       type: 'output' as const,

@@ -47,11 +47,11 @@ import {
   type WebSocketTransportParams,
 } from './transportParams.js';
 
-export const CODEX_EXEC_SERVER_URL_VARIABLE = 'CODEX_EXEC_SERVER_URL';
-export const NOISE_REGISTRY_URL_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_REGISTRY_URL';
-export const NOISE_ENVIRONMENT_ID_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID';
-export const NOISE_AUTH_TOKEN_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN';
-export const NOISE_CHATGPT_ACCOUNT_ID_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_CHATGPT_ACCOUNT_ID';
+const CODEX_EXEC_SERVER_URL_VARIABLE = 'CODEX_EXEC_SERVER_URL';
+const NOISE_REGISTRY_URL_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_REGISTRY_URL';
+const NOISE_ENVIRONMENT_ID_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID';
+const NOISE_AUTH_TOKEN_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN';
+const NOISE_CHATGPT_ACCOUNT_ID_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_CHATGPT_ACCOUNT_ID';
 /** Id of the environment named by CODEX_EXEC_SERVER_URL or the Noise variables. */
 export const REMOTE_ENVIRONMENT_ID = 'remote';
 
@@ -114,7 +114,7 @@ export function readCodexSetup(options: CodexSetupOptions = {}): CodexSetup {
 }
 
 /** `$CODEX_HOME` (trimmed), else `~/.codex`. */
-export function codexHomeOf(env: Readonly<Record<string, string | undefined>>): string {
+function codexHomeOf(env: Readonly<Record<string, string | undefined>>): string {
   const configured = env.CODEX_HOME?.trim();
   return configured ? configured : join(homedir(), '.codex');
 }

@@ -41,7 +41,7 @@ export type ConnectionStatus = ConnectionStatusKind & {
 };
 
 /** True when `a` and `b` would render the same. */
-export function sameStatus(a: ConnectionStatus, b: ConnectionStatus): boolean {
+function sameStatus(a: ConnectionStatus, b: ConnectionStatus): boolean {
   if (a.kind !== b.kind || a.lastError !== b.lastError) return false;
   if (a.kind === 'recovering' && b.kind === 'recovering') {
     return a.attempt === b.attempt && a.nextRetryAt === b.nextRetryAt;
@@ -66,7 +66,7 @@ const FIRST_TRY: RecoveryProgress = {
 };
 
 /** The status the facts say (precedence: closed, refreshing, the session, an attempt). */
-export function statusKindOf(facts: StatusFacts): ConnectionStatusKind {
+function statusKindOf(facts: StatusFacts): ConnectionStatusKind {
   if (facts.closed) return { kind: 'closed' };
   if (facts.refreshing) return { kind: 'refreshing' };
   const session = facts.session;

@@ -23,7 +23,7 @@ import type { WebSocketTransportParams } from './transportParams.js';
 
 export const ENVIRONMENTS_TOML_FILE = 'environments.toml';
 /** Longest accepted environment id (`MAX_ENVIRONMENT_ID_LEN`). */
-export const MAX_ENVIRONMENT_ID_LENGTH = 64;
+const MAX_ENVIRONMENT_ID_LENGTH = 64;
 
 /** An executor the client spawns and speaks newline-delimited JSON-RPC to on its stdio. */
 export interface StdioCommandParams {
@@ -161,7 +161,7 @@ function parseEntry(
 }
 
 /** The id rules of environments.toml (`validate_environment_id`). */
-export function validateEnvironmentId(id: string): void {
+function validateEnvironmentId(id: string): void {
   const trimmed = id.trim();
   if (trimmed === '') throw new ProtocolError('environment id cannot be empty');
   if (trimmed !== id) {
@@ -183,7 +183,7 @@ export function validateEnvironmentId(id: string): void {
 }
 
 /** Trimmed `ws://` or `wss://` URL with a host, or ProtocolError. */
-export function validateWebSocketUrl(raw: string): string {
+function validateWebSocketUrl(raw: string): string {
   const url = raw.trim();
   if (url === '') throw new ProtocolError('environment url cannot be empty');
   if (!url.startsWith('ws://') && !url.startsWith('wss://')) {

@@ -54,7 +54,7 @@ export function liveClientNow(
 }
 
 /** The readiness a session's state says; undefined while it recovers. */
-export function readinessOf(client: ExecServerClient): ReadinessResult | undefined {
+function readinessOf(client: ExecServerClient): ReadinessResult | undefined {
   switch (client.state) {
     case 'connected':
       return { ready: true };

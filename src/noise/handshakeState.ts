@@ -1,3 +1,7 @@
+/**
+ * The Noise handshake engine (`HandshakeState`) and its message reader. Over 400 lines for one
+ * reason: it is one state machine, each token's write and read side kept together.
+ */
 import { concatBytes, copyBytes } from './bytes.js';
 import { CipherState } from './cipherState.js';
 import {

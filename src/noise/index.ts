@@ -54,11 +54,7 @@ export {
   type NoiseIdentitySecrets,
 } from './identity.js';
 export { nobleCryptoProvider } from './nobleCryptoProvider.js';
-/** `nodeCryptoProvider` is the earlier name of `platformCryptoProvider` (still exported). */
-export {
-  platformCryptoProvider,
-  platformCryptoProvider as nodeCryptoProvider,
-} from './platformCryptoProvider.js';
+export { platformCryptoProvider } from './platformCryptoProvider.js';
 export { prologue, type NoisePrologueParts } from './prologue.js';
 export {
   NoiseChannelPublicKey,

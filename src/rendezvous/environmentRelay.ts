@@ -21,6 +21,9 @@
  *   buffer passes 4x `maxBufferedBytes`, which only frames already in flight when the executor
  *   was paused can cause. The stall timeout must stay below the Pong timeout: a paused
  *   executor socket reads no Pongs either.
+ *
+ * Over 400 lines for one reason: routing, teardown and back-pressure act on the same socket and
+ * stream tables, so the rules above are kept in one class.
  */
 import { Observable, type SchedulerLike, type Subscription, timer } from 'rxjs';
 import WebSocket, { type RawData } from 'ws';

@@ -23,7 +23,7 @@ import { errorMessage } from '../protocol/errorMessage.js';
 import type { Transport } from '../transport/transport.js';
 
 /** `MAX_IN_FLIGHT_REGULAR_CALLS` (spec §18.1). */
-export const DEFAULT_MAX_PENDING_REQUESTS = 1024;
+const DEFAULT_MAX_PENDING_REQUESTS = 1024;
 
 /** How much of an offending message a ProtocolError quotes. */
 const EXCERPT_CHARS = 120;
@@ -190,7 +190,8 @@ export class RpcConnection {
       return;
     }
     // Fast path for the most frequent message, a plain response: the same outcome as
-    // classifying it, without the schema pass (it dominated the client's cost per call).
+    // classifying it, without the schema pass (spec/rpc/rpcConnection.spec.ts matches responses
+    // by id either way; `bench/client-overhead.ts`, figures in docs/performance.md).
     if (isPlainResponse(value)) {
       const caller = this.pending.get(value.id);
       if (caller === undefined) return; // nobody waits for it (spec §2.1)

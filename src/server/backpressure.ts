@@ -2,8 +2,8 @@
  * Backpressure from a connection to the processes whose output it carries. A transport that
  * reports its backlog lets the connection stop reading process output while the peer is
  * behind (the children block on full pipes, as under the binary), instead of the executor
- * holding the whole output in memory — which, for a fast producer, also kept V8 collecting
- * garbage and cost throughput.
+ * holding the whole output in memory (spec/server/acceptedWebSocket.spec.ts "stops reading a
+ * child while the client does not read").
  */
 import type { Transport } from '../transport/transport.js';
 

@@ -50,7 +50,7 @@ export interface SpawnRequest {
 }
 
 /** Output is delivered in blocks of at most this many bytes, like the Rust reader. */
-export const OUTPUT_BLOCK_BYTES = 8192;
+const OUTPUT_BLOCK_BYTES = 8192;
 
 function forEachBlock(bytes: Buffer, deliver: (block: Buffer) => void): void {
   for (let offset = 0; offset < bytes.length; offset += OUTPUT_BLOCK_BYTES) {
@@ -81,7 +81,7 @@ function systemError(code: 'ENOENT' | 'EACCES', syscall: string): NodeJS.ErrnoEx
 }
 
 /** portable-pty's wording when a bare program name is not found on the child's PATH. */
-export class ProgramNotOnPathError extends Error {
+class ProgramNotOnPathError extends Error {
   constructor(program: string, path: string) {
     super(
       `Unable to spawn ${program} because:\nNo viable candidates found in PATH ${JSON.stringify(path)}`,

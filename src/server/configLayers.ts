@@ -86,7 +86,7 @@ function ancestors(path: string): string[] {
 }
 
 /** Overlays `overlay` onto `base`: tables merge key by key, anything else replaces. */
-export function mergeToml(base: TomlTable, overlay: TomlTable): TomlTable {
+function mergeToml(base: TomlTable, overlay: TomlTable): TomlTable {
   const merged: TomlTable = { ...base };
   for (const [key, value] of Object.entries(overlay)) {
     const current = merged[key];

@@ -340,11 +340,3 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     typeof (value as { then?: unknown }).then === 'function'
   );
 }
-
-/** Serves one transport until it ends; resolves when the connection is gone. */
-export function serveConnection(
-  transport: Transport,
-  options: ConnectionOptions,
-): ConnectionProcessor {
-  return new ConnectionProcessor(transport, options);
-}

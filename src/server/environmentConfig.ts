@@ -43,7 +43,7 @@ export interface EnvironmentConfigReadResult {
   requirements: WireLayerStack;
 }
 
-export const SYSTEM_CONFIG_DIR = '/etc/codex';
+const SYSTEM_CONFIG_DIR = '/etc/codex';
 
 /**
  * Where this executor's config lives: `codexHome` when given, else `$CODEX_HOME` (which must be

@@ -1,8 +1,8 @@
 /**
  * Named pipes (FIFOs) made ahead of time, for pipe-mode children's stdio (`stdioPipes.ts`).
- * Node has no pipe(2) or mkfifo(2), and one `mkfifo` process costs 3–10 ms, too much to pay
- * on every `process/start`; so one `mkfifo` run makes a batch in a private directory (mode
- * 0700, FIFOs 0600), refilled in the background when the stock runs low. Every FIFO is used
+ * Node has no pipe(2) or mkfifo(2), and a `mkfifo` process per `process/start` would add a
+ * spawn to every start (docs/performance.md); so one `mkfifo` run makes a batch in a private
+ * directory (mode 0700, FIFOs 0600), refilled in the background when the stock runs low. Every FIFO is used
  * once: opened, then unlinked. `dispose` removes the directory.
  */
 import { execFile } from 'node:child_process';

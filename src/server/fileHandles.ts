@@ -12,8 +12,8 @@ import { ensureRegularFile } from './filesystem.js';
 import { enforceFileSandbox } from './sandbox/fileSystemAccess.js';
 
 export const MAX_OPEN_FILE_HANDLES = 128;
-export const MAX_HANDLE_ID_BYTES = 32;
-export const MAX_READ_BLOCK_BYTES = 1024 * 1024;
+const MAX_HANDLE_ID_BYTES = 32;
+const MAX_READ_BLOCK_BYTES = 1024 * 1024;
 
 interface OpenFile {
   file: FileHandle;

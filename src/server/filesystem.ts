@@ -1,6 +1,9 @@
 /**
  * The `fs/*` methods (spec §7) on the local disk, with the binary's error codes and texts.
  * Paths arrive as `file:` URIs. A request's `sandbox` is enforced first (sandbox/fileSystemAccess.ts).
+ *
+ * Over 400 lines for one reason: one function per method, each read on its own, sharing the
+ * path, sandbox and error helpers kept here.
  */
 import { constants, lstatSync, statSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
@@ -20,9 +23,9 @@ import { RpcFailure } from './rpcFailure.js';
 
 const { S_IFMT, S_IFLNK, S_IFDIR, S_IFREG } = constants;
 
-export const MAX_READ_FILE_BYTES = 512 * 1024 * 1024;
-export const MAX_DIRECTORY_ENTRIES = 50_000;
-export const WALK_MAXIMA = { depth: 64, directories: 10_000, entries: 50_000 };
+const MAX_READ_FILE_BYTES = 512 * 1024 * 1024;
+const MAX_DIRECTORY_ENTRIES = 50_000;
+const WALK_MAXIMA = { depth: 64, directories: 10_000, entries: 50_000 };
 const WALK_RESPONSE_BUDGET = 4 * 1024 * 1024;
 
 type Empty = Record<string, never>;
@@ -151,9 +154,9 @@ export function getMetadata(params: {
 }): FileMetadata {
   const path = fsPath(params.path);
   enforceFileSandbox(params.sandbox, path, 'read', params.followSymlinks !== false);
-  // Synchronous on purpose (and answered in the same turn): a metadata lookup takes
-  // microseconds, while a trip through the libuv thread pool (two thread hand-offs) cost
-  // ~0.1-0.4 ms of latency on a loaded host.
+  // Synchronous on purpose (and answered in the same turn): a metadata lookup skips the two
+  // thread hand-offs of the libuv thread pool (`bench/executor-cold-latency.ts`; the figure is
+  // in docs/performance.md). spec/server/filesystem.spec.ts holds its answers.
   try {
     const link = lstatSync(path);
     const isSymlink = (link.mode & S_IFMT) === S_IFLNK;

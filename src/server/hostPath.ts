@@ -24,8 +24,8 @@ const VERBATIM_FILE_URI = /^file:\/\/(?!.*\/\.\.?(?:\/|$))\/[A-Za-z0-9\-._~!$&'(
 
 /** Converts a `file:` URI to a native absolute path, or throws a `PathUriError`. */
 export function pathFromUri(uri: string): string {
-  // The common case without the URL parser (its cold cost was a visible part of a cheap
-  // request such as fs/getMetadata); hostPath.spec holds this to the full conversion.
+  // The common case without the URL parser (docs/performance.md); hostPath.spec holds this
+  // to the full conversion.
   if (VERBATIM_FILE_URI.test(uri)) return uri.slice('file://'.length);
   return pathFromUriParsed(uri);
 }

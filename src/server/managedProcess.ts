@@ -15,8 +15,8 @@ import type { ChildEvents, OutputStream, RunningChild } from './childProcess.js'
 import { timerDelay } from './timerDelay.js';
 
 export const RETAINED_OUTPUT_BYTES = 8 * 1024 * 1024;
-export const RETAINED_OUTPUT_CHUNKS = 50_000;
-export const REMEMBERED_WRITE_IDS = 4096;
+const RETAINED_OUTPUT_CHUNKS = 50_000;
+const REMEMBERED_WRITE_IDS = 4096;
 /** How long an exit waits for the pipes to drain, so output written before exit gets earlier seqs. */
 const EXIT_DRAIN_GRACE_MS = 50;
 

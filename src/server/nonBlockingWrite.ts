@@ -57,7 +57,7 @@ export async function writeAllAndClose(file: WritableFile, data: Uint8Array): Pr
  * Streams `source` into a non-blocking pipe fd through the event loop; the socket owns the fd
  * and closes it, whatever happens.
  */
-export async function streamToPipe(fd: number, source: Readable): Promise<void> {
+async function streamToPipe(fd: number, source: Readable): Promise<void> {
   const pipe = new Socket({ fd, readable: false, writable: true });
   try {
     await pipeline(source, pipe);

@@ -76,7 +76,7 @@ export function describeOsError(error: unknown): string {
 }
 
 /** The JSON-RPC code the executor uses for an I/O error of this kind (spec §7.3). */
-export function osErrorCode(error: unknown): number {
+function osErrorCode(error: unknown): number {
   if (!isSystemError(error)) return ErrorCode.internalError;
   switch (error.code) {
     case 'ENOENT':

@@ -26,10 +26,10 @@ export const MAX_LIVE_PROCESSES_PER_SESSION = 128;
  * How long a resumed session's processes stay held (see ManagedProcess) when its client does
  * not read them: a client that never calls `process/read` after resuming stalls them no longer.
  */
-export const RESUME_CATCH_UP_MS = 10_000;
+const RESUME_CATCH_UP_MS = 10_000;
 
 /** How long a closed process stays readable before its id is forgotten (spec §6.5). */
-export const CLOSED_PROCESS_RETENTION_MS = 30_000;
+const CLOSED_PROCESS_RETENTION_MS = 30_000;
 
 export type Notify = (method: string, params: unknown) => void;
 

@@ -23,7 +23,7 @@ export const MIN_SHARED_SECRET_BYTES = 32;
 export const DEFAULT_MAX_CLOCK_SKEW_SECONDS = 30;
 
 /** The binary's 401 texts for a signed bearer token. */
-export const JwtRefusal = {
+const JwtRefusal = {
   invalid: 'invalid websocket jwt',
   expired: 'expired websocket jwt',
   notYetValid: 'websocket jwt is not valid yet',

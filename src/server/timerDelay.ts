@@ -4,7 +4,7 @@
  * `waitMs`, `http/request` `timeoutMs`), so every timer a peer sets goes through `timerDelay`
  * (guarded by timerOverflow.spec.ts).
  */
-export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 /** `ms`, or the longest delay a Node timer holds. A caller that must wait longer waits again. */
 export function timerDelay(ms: number): number {

@@ -23,8 +23,8 @@ import { basename, dirname, relative, sep } from 'node:path';
 import { fsPath } from './hostPath.js';
 import { entryExists, isDirectory } from './pathProbe.js';
 
-export const MAX_MISSING_PATHS = 64;
-export const MAX_WATCHED_DIRECTORIES = 64;
+const MAX_MISSING_PATHS = 64;
+const MAX_WATCHED_DIRECTORIES = 64;
 
 export interface WatchMissingParams {
   watchId: number;

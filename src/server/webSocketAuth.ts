@@ -38,7 +38,7 @@ export interface WebSocketAuthFlags {
 }
 
 /** The 401 texts that do not depend on the mode. */
-export const AuthRefusal = {
+const AuthRefusal = {
   missing: 'missing websocket bearer token',
   malformed: 'invalid authorization header',
   invalidToken: 'invalid websocket bearer token',

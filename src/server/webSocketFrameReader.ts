@@ -15,7 +15,7 @@ import { TextDecoder } from 'node:util';
 import { GrowableBuffer } from './growableBuffer.js';
 
 /** tungstenite's default `max_frame_size`. */
-export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** tungstenite's default `max_message_size` (axum does not change it). */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
@@ -123,8 +123,8 @@ export class WebSocketFrameReader {
     const end = start + length;
     const ascii = unmask(data, start, end) < 0x80;
     if (ascii && fin && opcode === OPCODE_TEXT) {
-      // The common case, decoded from the chunk without a view of the payload (a cold
-      // `subarray` costs more than the decode). ASCII needs no UTF-8 check.
+      // The common case, decoded from the chunk without a view of the payload (no `subarray`).
+      // ASCII needs no UTF-8 check.
       this.sink.text(decodeUtf8(data, start, end));
       return this.stopped ? STOPPED : header + length;
     }

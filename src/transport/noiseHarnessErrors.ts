@@ -7,7 +7,7 @@
 import { DisconnectedError, ProtocolError } from '../protocol/errors.js';
 
 /** codex's fixed local text for a relay `reset` (the remote reason is unauthenticated). */
-export const NOISE_RELAY_STREAM_RESET = 'Noise relay stream reset';
+const NOISE_RELAY_STREAM_RESET = 'Noise relay stream reset';
 
 /**
  * The executor reset our stream. Before the handshake completed (`duringHandshake`) this is

@@ -25,7 +25,7 @@ import type { Transport } from './transport.js';
 /** Longest accepted inbound line (`MAX_STDIO_JSONRPC_MESSAGE_LEN`, 64 MiB). */
 export const MAX_STDIO_LINE_BYTES = 64 * 1024 * 1024;
 /** Time a spawned child gets between SIGTERM and SIGKILL (`STDIO_TERMINATION_GRACE_PERIOD`). */
-export const STDIO_TERMINATION_GRACE_MS = 2_000;
+const STDIO_TERMINATION_GRACE_MS = 2_000;
 
 const NEWLINE = 0x0a;
 

@@ -36,14 +36,14 @@ import type { Transport } from './transport.js';
  * makes it drop the connection, so longer messages go out in several frames, and messages
  * over the limit are refused before anything is sent.
  */
-export const MAX_OUTBOUND_FRAME_BYTES = 16 * 1024 * 1024;
-export const MAX_OUTBOUND_MESSAGE_BYTES = 64 * 1024 * 1024;
+const MAX_OUTBOUND_FRAME_BYTES = 16 * 1024 * 1024;
+const MAX_OUTBOUND_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** At most this much of a refused upgrade's answer goes into the ConnectError. */
 const MAX_REFUSAL_TEXT_CHARS = 200;
 
 /** Default WebSocket open deadline (`CONNECT_TIMEOUT`, spec §18.1). */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Options of `connectWebSocket`: deadline, upgrade headers, TLS and proxy. */
 export interface WebSocketConnectOptions {
@@ -250,8 +250,8 @@ export function fromWebSocket(
   socket.on('error', (error: Error) => {
     lastError = error;
   });
-  // One callback for every send: a failed write is reported by the 'close' that follows. (A
-  // fresh closure per send would also cost Node's stream a tick per write instead of one.)
+  // One callback for every send: a failed write is reported by the 'close' that follows, so
+  // no send needs a closure of its own.
   const onSent = (error?: Error): void => {
     if (error) lastError = error;
   };

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { aesGcmNonce, CipherState, MAX_NONCE } from '../../../src/noise/cipherState.js';
 import {
   nobleCryptoProvider,
-  nodeCryptoProvider,
+  platformCryptoProvider,
   TransportCipher,
   type NoiseCryptoProvider,
 } from '../../../src/noise/index.js';
@@ -29,7 +29,7 @@ import {
 } from '../../../src/transport/noiseRelayFrameCodec.js';
 
 const key = new Uint8Array(randomBytes(32));
-const cipher = (crypto: NoiseCryptoProvider = nodeCryptoProvider): TransportCipher =>
+const cipher = (crypto: NoiseCryptoProvider = platformCryptoProvider): TransportCipher =>
   new TransportCipher(new CipherState(crypto, key));
 
 /**
@@ -165,7 +165,7 @@ describe('PackedRecordWriter', () => {
 });
 
 describe.each([
-  ['node', nodeCryptoProvider],
+  ['node', platformCryptoProvider],
   ['noble', nobleCryptoProvider],
 ])('%s provider: aes256GcmSealInto', (_name, crypto) => {
   const nonce = new Uint8Array(12).fill(3);

@@ -14,7 +14,7 @@ import {
   initiatorHandshake,
   NoiseChannelIdentity,
   NoiseChannelPublicKey,
-  nodeCryptoProvider,
+  platformCryptoProvider,
   prologue,
   type NoiseChannel,
 } from '../../../src/noise/index.js';
@@ -256,8 +256,8 @@ function oversizeInitiator(
   const state = new HandshakeState({
     pattern: HYBRID_IK_PATTERN,
     role: 'initiator',
-    crypto: nodeCryptoProvider,
-    random: (n) => nodeCryptoProvider.randomBytes(n),
+    crypto: platformCryptoProvider,
+    random: (n) => platformCryptoProvider.randomBytes(n),
     prologue: bytes,
     localStatic: identityKeys(identity),
     remoteStatic: publicKeyRawKeys(executorKey),

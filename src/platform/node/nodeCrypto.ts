@@ -18,8 +18,9 @@ function asPlainBytes(buffer: Uint8Array): Uint8Array {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
-// Node 20 cannot import raw X25519 keys as such. PKCS#8/SPKI DER import goes through OpenSSL 3's
-// slow decoder framework (~1 ms per key); JWK import builds the key straight from the raw bytes.
+// Node 20 cannot import raw X25519 keys as such. JWK import builds the key straight from the raw
+// bytes, without OpenSSL 3's DER decoder framework (`bench/noise-handshake.ts`;
+// docs/performance.md).
 // Node requires `x` beside `d` in a private JWK but derives the public half from `d` alone
 // (checked by the RFC 7748 vector in spec/noise/cryptoProvider.spec.ts).
 const JWK_PLACEHOLDER_X = Buffer.alloc(32).toString('base64url');

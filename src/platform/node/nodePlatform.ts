@@ -27,7 +27,7 @@ export const nodePlatform: Platform = {
 
   utf8Encode: (text) => plain(Buffer.from(text, 'utf8')),
   utf8Decode: (bytes) => asBuffer(bytes).toString('utf8'),
-  // Validating first and then decoding natively is faster than a fatal TextDecoder on large input.
+  // Validates natively, then decodes natively: the result of a fatal TextDecoder, or undefined.
   utf8DecodeStrict: (bytes) => (isUtf8(bytes) ? asBuffer(bytes).toString('utf8') : undefined),
   utf8ByteLength: (text) => Buffer.byteLength(text, 'utf8'),
   utf8EncodeInto: (text, target, offset) => asBuffer(target).write(text, offset, 'utf8'),

@@ -1,11 +1,13 @@
 /**
  * Sealed data frames of a server-side relay WebSocket written straight onto the TCP socket it
  * was upgraded from, as unmasked Binary frames (RFC 6455 §5.2) back to back in reused 256 KiB
- * buffers, one socket write per buffer: a sealed 61440-byte record per `ws.send` cost a corked
- * two-chunk `writev` each. `ws` keeps the handshake, the reading side and its own frames
- * (ping, pong, close), which it writes synchronously (no compression is negotiated), so they
- * never land inside ours as long as every batch is written out before control returns
- * (`flush` at the end of each batch), and ours stop once `ws` has left the OPEN state.
+ * buffers, one socket write per buffer instead of one `ws.send` (a corked two-chunk `writev`)
+ * per sealed 61440-byte record (spec/server/relay/batchedBinaryFrames.spec.ts;
+ * `bench/noise-throughput.ts`, figures in docs/performance.md). `ws` keeps the handshake, the
+ * reading side and its own frames (ping, pong, close), which it writes synchronously (no
+ * compression is negotiated), so they never land inside ours as long as every batch is written
+ * out before control returns (`flush` at the end of each batch), and ours stop once `ws` has
+ * left the OPEN state.
  */
 import type { Writable } from 'node:stream';
 import type { SealedFrameSink } from './packedRecordWriter.js';

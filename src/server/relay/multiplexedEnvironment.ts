@@ -8,6 +8,9 @@
  * failure on this socket adds one; at the 8th the socket stays up with its open streams, but
  * every new handshake is reset without asking the validator for a cooldown (~10 s); afterwards
  * the count starts again from zero. Successful handshakes never lower the count.
+ *
+ * Over 400 lines for one reason: streams, pending validations, the failure budget and the write
+ * backlog are the state of one socket, and each event changes several of them at once.
  */
 import {
   asyncScheduler,
@@ -23,7 +26,7 @@ import {
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import {
-  nodeCryptoProvider,
+  platformCryptoProvider,
   prologue,
   responderHandshake,
   type NoiseChannelIdentity,
@@ -31,6 +34,7 @@ import {
   type NoiseResponderHandshake,
 } from '../../noise/index.js';
 import { DisconnectedError } from '../../protocol/errors.js';
+import { HARNESS_KEY_VALIDATION_TIMEOUT_MS } from '../../registry/index.js';
 import {
   handshakeFrame,
   keepalive,
@@ -75,7 +79,7 @@ export interface MultiplexedEnvironmentLimits {
 export const DEFAULT_MULTIPLEXED_ENVIRONMENT_LIMITS: MultiplexedEnvironmentLimits = {
   maxActiveStreams: 128,
   maxPendingValidations: 32,
-  validationTimeoutMs: 10_000,
+  validationTimeoutMs: HARNESS_KEY_VALIDATION_TIMEOUT_MS,
   maxFailedHandshakes: 8,
   failedHandshakeCooldownMs: 10_000,
 };
@@ -149,8 +153,9 @@ const MAX_STREAM_ID_LENGTH = 128;
 
 /**
  * Data frames are encoded into reusable buffers of this size (a sealed 61440-byte record plus
- * its header fits; larger frames get their own buffer): a fresh buffer per frame is external
- * memory to V8, which at output rates of ~100 MB/s made it collect garbage every few MiB.
+ * its header fits; larger frames get their own buffer), so a steady stream allocates no external
+ * memory per frame (spec/server/relay/batchedBinaryFrames.spec.ts holds the reuse to completed
+ * writes; `bench/noise-throughput.ts`).
  */
 const FRAME_BUFFER_BYTES = 64 * 1024;
 /** Frame buffers kept for reuse; more are only in flight while the socket is backed up. */
@@ -197,7 +202,7 @@ class MultiplexedEnvironment implements RelayStreamHost {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.limits = { ...DEFAULT_MULTIPLEXED_ENVIRONMENT_LIMITS, ...options.limits };
     this.scheduler = options.scheduler ?? asyncScheduler;
-    this.crypto = options.crypto ?? nodeCryptoProvider;
+    this.crypto = options.crypto ?? platformCryptoProvider;
     const raw = options.rawSocket;
     if (raw) {
       const isOpen = (): boolean => !this.ended && socket.readyState === WebSocket.OPEN;

@@ -34,7 +34,7 @@ export const REMOTE_RECONNECT_INITIAL_BACKOFF_MS = 1_000;
 /** Longest delay between reconnects to the rendezvous. */
 export const REMOTE_RECONNECT_MAX_BACKOFF_MS = 30_000;
 /** Deadline of one rendezvous WebSocket upgrade. */
-export const REMOTE_CONNECT_TIMEOUT_MS = 10_000;
+const REMOTE_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Options of `startRemoteExecServer` (`execrx serve --remote`). */
 export interface RemoteExecServerOptions {

@@ -58,7 +58,7 @@ export const hostProbe: PathProbe = {
 };
 
 /** Names kept read-only under every writable root (codex's protected metadata names). */
-export const PROTECTED_NAMES = ['.git', '.agents', '.codex'] as const;
+const PROTECTED_NAMES = ['.git', '.agents', '.codex'] as const;
 
 export interface WritableRoot {
   readonly root: string;

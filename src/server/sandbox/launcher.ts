@@ -46,10 +46,6 @@ export function configureSandbox(next: Partial<SandboxSettings>): void {
   verified = undefined;
 }
 
-export function sandboxSettings(): SandboxSettings {
-  return settings;
-}
-
 const UNENFORCEABLE = 'sandbox intent cannot be enforced on this executor';
 const CHECK_TIMEOUT_MS = 10_000;
 
@@ -155,7 +151,7 @@ function verifyBwrap(): Promise<string> {
 }
 
 /** The checked bwrap path; a failed check is retried by the next request. */
-export async function readyBwrap(): Promise<string> {
+async function readyBwrap(): Promise<string> {
   verified ??= verifyBwrap();
   try {
     return await verified;

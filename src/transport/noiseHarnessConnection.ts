@@ -1,0 +1,205 @@
+/**
+ * The harness side of one Noise relay stream once its socket is open (noise-relay.md §6.4):
+ * writes frames during the handshake, then seals outgoing JSON-RPC texts into records and opens
+ * incoming ones as the `Transport` that `connectNoiseHarness` emits.
+ */
+import { Subject, type Subscription } from 'rxjs';
+import { DisconnectedError, MessageTooLargeError } from '../protocol/errors.js';
+import {
+  MAX_NOISE_JSONRPC_MESSAGE_LEN,
+  RelayDataReceiver,
+  type RelayFrame,
+} from '../relay/index.js';
+import { concatBytes } from '../platform/bytes.js';
+import {
+  platform,
+  WEBSOCKET_OPEN,
+  type PlatformWebSocket,
+  type WebSocketData,
+} from '../platform/index.js';
+import { errorMessage } from './errorMessage.js';
+import {
+  NoiseRelayHarnessProtocolError,
+  NoiseRelayStreamResetError,
+} from './noiseHarnessErrors.js';
+import { NoiseRecordSender } from './noiseRecordSender.js';
+import { decodeNoiseRelayFrame, encodeNoiseRelayFrame } from './noiseRelayFrameCodec.js';
+import { requestTraceContext } from './noiseTraceContext.js';
+import { decodeUtf8Strict } from './noiseUtf8.js';
+import type { Transport } from './transport.js';
+
+/** The socket after `open`: writes frames, and once the channel exists runs the transport. */
+export class HarnessConnection {
+  private readonly incoming = new Subject<string>();
+  private sender: NoiseRecordSender | undefined;
+  private receiver: RelayDataReceiver | undefined;
+  private keepaliveSubscription: Subscription | undefined;
+  private finished = false;
+  private closedByUs = false;
+
+  readonly transport: Transport;
+
+  constructor(
+    private readonly socket: PlatformWebSocket,
+    private readonly streamId: string,
+    private readonly pongs: Subject<void>,
+  ) {
+    this.transport = {
+      incoming$: this.incoming.asObservable(),
+      send: (message) => this.send(message),
+      close: () => this.close(),
+    };
+  }
+
+  start(
+    channel: {
+      send: { encrypt(p: Uint8Array): Uint8Array };
+      receive: { decrypt(c: Uint8Array): Uint8Array };
+    },
+    keepaliveSubscription: Subscription,
+  ): void {
+    this.sender = new NoiseRecordSender(this.streamId, channel.send);
+    this.receiver = new RelayDataReceiver(channel.receive);
+    this.keepaliveSubscription = keepaliveSubscription;
+  }
+
+  write(frame: RelayFrame): void {
+    if (this.socket.readyState !== WEBSOCKET_OPEN) return;
+    this.socket.send(encodeNoiseRelayFrame(frame));
+  }
+
+  private send(message: string): void {
+    if (this.finished || this.sender === undefined) return;
+    if (this.socket.readyState !== WEBSOCKET_OPEN) return;
+    // Refused before anything is encrypted, so the stream goes on (at most 3 UTF-8 bytes per
+    // UTF-16 unit: most messages need no count).
+    if (message.length * 3 > MAX_NOISE_JSONRPC_MESSAGE_LEN) {
+      const bytes = platform.utf8ByteLength(message);
+      if (bytes > MAX_NOISE_JSONRPC_MESSAGE_LEN)
+        throw new MessageTooLargeError(bytes, MAX_NOISE_JSONRPC_MESSAGE_LEN);
+    }
+    let frames;
+    try {
+      frames = this.sender.send(message, requestTraceContext(message));
+    } catch (error) {
+      // Oversize message or exhausted sequence: the stream cannot continue consistently.
+      this.fail(protocolError(errorMessage(error), { cause: error }));
+      this.terminate();
+      return;
+    }
+    for (const frame of frames) this.socket.send(encodeNoiseRelayFrame(frame));
+  }
+
+  receive(data: WebSocketData, isBinary: boolean): void {
+    if (this.finished || this.receiver === undefined) return;
+    if (!isBinary) {
+      this.fail(protocolError('Noise relay expects binary protobuf frames'));
+      this.terminate();
+      return;
+    }
+    let frame: RelayFrame;
+    try {
+      frame = decodeNoiseRelayFrame(toBytes(data));
+    } catch (error) {
+      this.fail(
+        protocolError('Noise relay received invalid post-handshake frame', { cause: error }),
+      );
+      this.terminate();
+      return;
+    }
+    if (frame.streamId !== this.streamId) return;
+    switch (frame.kind) {
+      case 'data': {
+        let texts: string[];
+        try {
+          // Throws RelayProtocolError (reorder window, decryption, framing) with codex's text.
+          const messages = this.receiver.receive(frame);
+          texts = messages.map((bytes) => decodeUtf8(bytes));
+        } catch (error) {
+          this.fail(error instanceof Error ? error : protocolError(errorMessage(error)));
+          this.terminate();
+          return;
+        }
+        for (const text of texts) {
+          if (this.finished) return;
+          this.incoming.next(text);
+        }
+        return;
+      }
+      case 'reset':
+        this.fail(new NoiseRelayStreamResetError(false));
+        this.terminate();
+        return;
+      case 'handshake':
+        this.fail(protocolError('Noise relay received invalid post-handshake frame'));
+        this.terminate();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Ends `incoming$` with `error` (once). */
+  fail(error: Error): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.keepaliveSubscription?.unsubscribe();
+    this.incoming.error(error);
+  }
+
+  closed(code: number, reason: Uint8Array, lastError: Error | undefined): void {
+    this.keepaliveSubscription?.unsubscribe();
+    this.pongs.complete();
+    if (this.finished) return;
+    if (this.closedByUs || code === 1000 || code === 1001) {
+      this.finished = true;
+      this.incoming.complete();
+      return;
+    }
+    const detail =
+      lastError?.message ??
+      `connection closed with code ${code}${reason.length > 0 ? ` (${platform.utf8Decode(reason)})` : ''}`;
+    this.fail(
+      new DisconnectedError(`exec-server transport disconnected: ${detail}`, { cause: lastError }),
+    );
+  }
+
+  private terminate(): void {
+    this.closedByUs = true;
+    this.socket.terminate();
+  }
+
+  private close(): void {
+    if (this.closedByUs) return;
+    this.closedByUs = true;
+    if (!this.finished) {
+      this.finished = true;
+      this.keepaliveSubscription?.unsubscribe();
+      this.incoming.complete();
+    }
+    // The harness never sends `reset`: closing its socket is how a stream ends (§11).
+    if (this.socket.readyState === WEBSOCKET_OPEN) this.socket.close(1000);
+    else this.socket.terminate();
+  }
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
+  const text = decodeUtf8Strict(bytes);
+  if (text === undefined) throw protocolError('Noise relay JSON-RPC message is not valid UTF-8');
+  return text;
+}
+
+export function protocolError(
+  detail: string,
+  options?: { cause?: unknown },
+): NoiseRelayHarnessProtocolError {
+  return new NoiseRelayHarnessProtocolError(detail, options);
+}
+
+/** Binary frames only (the callers check `isBinary`), so never a string. */
+export function toBytes(data: WebSocketData): Uint8Array {
+  if (Array.isArray(data)) return concatBytes(...data);
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (typeof data === 'string') return platform.utf8Encode(data);
+  return data;
+}
