@@ -9,12 +9,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import WebSocket from 'ws';
-import { threeExecutorsToml } from '../environment/support/codexSetupToml.js';
+import { codexSetupEnv, threeExecutorsToml } from '../environment/support/codexSetupToml.js';
+import { isAlive, waitUntilGone } from '../support/processAlive.js';
 import type { RunningExecServer } from '../support/codexExecServer.js';
 import { startTsExecServer } from '../support/tsExecServer.js';
 import { RawClient, startParams } from '../server/rawClient.js';
 import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
+import { upgradeStatus } from './support/upgradeStatus.js';
 
 const TIMEOUT_MS = 45_000;
 
@@ -22,15 +23,7 @@ let codexHome: string;
 let wsServer: RunningExecServer;
 const clients: RawClient[] = [];
 
-const setupEnv = (extra: Record<string, string> = {}) => ({
-  CODEX_HOME: codexHome,
-  CODEX_EXEC_SERVER_URL: '',
-  CODEX_EXEC_SERVER_NOISE_REGISTRY_URL: '',
-  CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID: '',
-  CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN: '',
-  CODEX_EXEC_SERVER_NOISE_CHATGPT_ACCOUNT_ID: '',
-  ...extra,
-});
+const setupEnv = (extra: Record<string, string> = {}) => codexSetupEnv(codexHome, extra);
 
 beforeAll(async () => {
   assertBuilt();
@@ -66,42 +59,11 @@ async function connectPage(url: URL): Promise<RawClient> {
   return client;
 }
 
-/** The HTTP status an upgrade is answered with (101 when it opens). */
-function upgradeStatus(url: string, origin: string | undefined): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, origin === undefined ? {} : { origin });
-    socket.once('unexpected-response', (_request, response) => {
-      resolve(response.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.once('open', () => {
-      resolve(101);
-      socket.close();
-    });
-    socket.once('error', reject);
-  });
-}
-
 /** Starts `sh -c 'echo $$; …'` as `id` and returns the shell's pid. */
 async function startShell(client: RawClient, id: string, script: string): Promise<number> {
   await client.call('process/start', startParams(id, ['sh', '-c', `echo $$; ${script}`]));
   const output = await client.waitFor((m) => m.method === 'process/output');
   return Number(Buffer.from(String(output.params?.chunk), 'base64').toString().trim());
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitUntilGone(pid: number): Promise<void> {
-  for (let attempt = 0; attempt < 100 && isAlive(pid); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('execrx console --environment', () => {
