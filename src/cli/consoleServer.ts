@@ -50,6 +50,8 @@ export interface ConsoleServerOptions {
   readonly port: number;
   /** Directory holding index.html, console.js, console.css, xterm.css. */
   readonly assetsDir: string;
+  /** A transport target's page is disconnected past this many unread bytes; default MAX_UNSENT_TO_PAGE_BYTES. */
+  readonly maxUnsentToPageBytes?: number;
 }
 
 export interface ConsoleServer {
@@ -146,7 +148,9 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     // is a failed connect (502) to the page's client, not an open socket that closes at once.
     if (target.kind === 'transport') {
       openTransport(target.open, socket, (transport) =>
-        sockets.handleUpgrade(request, socket, head, (page) => relay(page, transport)),
+        sockets.handleUpgrade(request, socket, head, (page) =>
+          relay(page, transport, options.maxUnsentToPageBytes ?? MAX_UNSENT_TO_PAGE_BYTES),
+        ),
       );
       return;
     }
@@ -290,9 +294,9 @@ function openTransport(
  * Joins the page's socket to a transport: each page message is sent as one JSON text, each
  * transport message becomes one text frame. The transport ending cleanly closes the page with
  * 1000, failing with 1011; the page closing closes the transport. A page leaving more than
- * MAX_UNSENT_TO_PAGE_BYTES unread is disconnected.
+ * `maxUnsentBytes` unread is disconnected (spec/cli/consoleServer.spec.ts).
  */
-function relay(page: WebSocket, transport: Transport): void {
+function relay(page: WebSocket, transport: Transport, maxUnsentBytes: number): void {
   let ended = false;
   const end = (code: number, reason: string): void => {
     if (ended) return;
@@ -305,7 +309,7 @@ function relay(page: WebSocket, transport: Transport): void {
     next: (text) => {
       if (page.readyState !== WebSocket.OPEN) return;
       page.send(text);
-      if (page.bufferedAmount > MAX_UNSENT_TO_PAGE_BYTES) end(1011, 'page is not reading');
+      if (page.bufferedAmount > maxUnsentBytes) end(1011, 'page is not reading');
     },
     error: (error: unknown) => end(1011, `executor: ${errorMessage(error)}`.slice(0, 120)),
     complete: () => end(1000, 'executor closed the connection'),
