@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { assertBuilt, killRunningClis, startCli, type RunningCli } from '../cli/support/runCli.js';
+import { threeExecutorsToml } from '../environment/support/codexSetupToml.js';
 import { freePort } from '../support/freePort.js';
 import { openChromium, SCREENSHOT_DIR, type OpenBrowser } from './support/chromium.js';
 
@@ -28,8 +29,9 @@ afterEach(killRunningClis);
 
 async function startConsole(
   args: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ cli: RunningCli; url: string }> {
-  const cli = startCli(['console', ...args], { timeoutMs: TIMEOUT_MS });
+  const cli = startCli(['console', ...args], { env, timeoutMs: TIMEOUT_MS });
   const [url] = await cli.stdoutLines(1);
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
   return { cli, url: url as string };
@@ -200,6 +202,34 @@ describe('execrx console (Chromium)', () => {
       await run(page, 'echo over noise');
       await waitForText(outputLog(page), 'over noise');
       await waitForText(page.getByText('exit 0', { exact: true }), 'exit 0');
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'runs echo on a stdio environment of the Codex setup (`--environment`), spawned by the console',
+    async () => {
+      const codexHome = mkdtempSync(join(tmpdir(), 'execrx-console-codex-home-'));
+      try {
+        writeFileSync(
+          join(codexHome, 'environments.toml'),
+          threeExecutorsToml(codexHome, 'ws://127.0.0.1:1'),
+        );
+        const { url } = await startConsole(['--environment', 'execrx-stdio'], {
+          CODEX_HOME: codexHome,
+          CODEX_EXEC_SERVER_NOISE_REGISTRY_URL: '',
+          CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID: '',
+          CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN: '',
+        });
+        const { page } = browser;
+        await page.goto(url);
+        await waitForText(connection(page), /^Connected/);
+        await run(page, 'echo from a stdio environment');
+        await waitForText(page.getByText('exit 0', { exact: true }), 'exit 0');
+        expect(await outputLog(page).textContent()).toBe('from a stdio environment\n');
+      } finally {
+        rmSync(codexHome, { recursive: true, force: true });
+      }
     },
     TIMEOUT_MS,
   );

@@ -7,27 +7,12 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import WebSocket from 'ws';
 import { MAX_PASS_THROUGHS } from '../../src/cli/consoleServer.js';
 import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
+import { upgradeStatus } from './support/upgradeStatus.js';
 
 beforeAll(assertBuilt);
 afterEach(killRunningClis);
 
 const TIMEOUT_MS = 30_000;
-
-/** The HTTP status an upgrade is answered with (101 when it opens). */
-function upgradeStatus(url: string, origin: string | undefined): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, origin === undefined ? {} : { origin });
-    socket.once('unexpected-response', (_request, response) => {
-      resolve(response.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.once('open', () => {
-      resolve(101);
-      socket.close();
-    });
-    socket.once('error', reject);
-  });
-}
 
 describe('execrx console server', () => {
   it(

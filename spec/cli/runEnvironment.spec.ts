@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { threeExecutorsToml } from '../environment/support/codexSetupToml.js';
+import { codexSetupEnv, threeExecutorsToml } from '../environment/support/codexSetupToml.js';
 import { startTsExecServer } from '../support/tsExecServer.js';
 import type { RunningExecServer } from '../support/codexExecServer.js';
 import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli.js';
@@ -15,14 +15,7 @@ import { assertBuilt, killRunningClis, runCli, startCli } from './support/runCli
 let codexHome: string;
 let wsServer: RunningExecServer;
 
-const setupEnv = (extra: Record<string, string> = {}) => ({
-  CODEX_HOME: codexHome,
-  CODEX_EXEC_SERVER_URL: '',
-  CODEX_EXEC_SERVER_NOISE_REGISTRY_URL: '',
-  CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID: '',
-  CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN: '',
-  ...extra,
-});
+const setupEnv = (extra: Record<string, string> = {}) => codexSetupEnv(codexHome, extra);
 
 beforeAll(async () => {
   assertBuilt();

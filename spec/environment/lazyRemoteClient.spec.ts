@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer, type AddressInfo } from 'node:net';
 import { filter, firstValueFrom, lastValueFrom, toArray, take } from 'rxjs';
-import type { ExecServerClient } from '../../src/client/index.js';
+import { ExecServerClient } from '../../src/client/index.js';
+import { connectWebSocket } from '../../src/transport/webSocketTransport.js';
 import {
   ConnectionAttemptError,
   Environment,
@@ -170,6 +171,56 @@ describe('LazyRemoteExecServerClient over plain WebSocket', () => {
     const refresh = lastValueFrom(client.refreshConnection(), { defaultValue: undefined });
     await expect(refresh).rejects.toBeInstanceOf(ProtocolError);
     await expect(refresh).rejects.toThrow('connection refresh requires a Noise registry');
+  });
+});
+
+describe('LazyRemoteExecServerClient.fromConnected', () => {
+  /** A session the caller connected itself (with recovery, as an environment's would be). */
+  async function connectedClient(url: string): Promise<ExecServerClient> {
+    const transport = await firstValueFrom(connectWebSocket(url));
+    const client = await firstValueFrom(
+      ExecServerClient.connect(transport, { clientName: 'from-connected-spec', recovery: true }),
+    );
+    cleanups.push(() => client.retire());
+    return client;
+  }
+
+  it('is Connected and ready at once, hands out that client and runs calls on it', async () => {
+    const proxy = await droppingProxy(await plainExecutor());
+    const session = await connectedClient(proxy.url);
+    const client = track(LazyRemoteExecServerClient.fromConnected(session));
+    const attempts: ConnectionAttemptReport[] = [];
+    client.connectionAttempts$.subscribe((report) => attempts.push(report));
+    expect(client.connectionState).toBe('Connected');
+    expect(client.startupFinished).toBe(true);
+    expect(client.readinessResult).toEqual({ ready: true });
+    expect(client.transportParams).toBeUndefined();
+    expect(await firstValueFrom(client.get())).toBe(session);
+    expect(await firstValueFrom(client.getFailFast())).toBe(session);
+    await firstValueFrom(client.waitUntilReady(), { defaultValue: undefined });
+    const info = await firstValueFrom((await firstValueFrom(client.get())).environmentStatus());
+    expect(info).toBeDefined();
+    expect(proxy.connections).toBe(1);
+    expect(attempts).toEqual([]);
+    client.close();
+    expect(session.state).toBe('retired');
+  });
+
+  it('cannot recover, reconnect or refresh: a lost transport fails the session for good', async () => {
+    const proxy = await droppingProxy(await plainExecutor());
+    const session = await connectedClient(proxy.url);
+    const client = track(LazyRemoteExecServerClient.fromConnected(session));
+    const refresh = lastValueFrom(client.refreshConnection(), { defaultValue: undefined });
+    await expect(refresh).rejects.toThrow('connection refresh requires a Noise registry');
+    proxy.drop();
+    await nextState(session, 'failed');
+    expect(session.failure?.message).toContain('cannot be reconnected');
+    expect(client.connectionState).toBe('Disconnected');
+    const error = await firstValueFrom(client.get()).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectionAttemptError);
+    expect((error as Error).message).toContain('connected by the caller (fromConnected)');
+    // Nothing dialled the executor again.
+    expect(proxy.connections).toBe(1);
   });
 });
 

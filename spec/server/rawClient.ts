@@ -36,8 +36,9 @@ export class RawClient {
     socket.on('error', () => undefined);
   }
 
-  static async connect(url: string): Promise<RawClient> {
-    const socket = new WebSocket(url);
+  /** `options`: e.g. the `origin` a console pass-through requires (spec/cli/consoleEnvironment.spec.ts). */
+  static async connect(url: string, options: WebSocket.ClientOptions = {}): Promise<RawClient> {
+    const socket = new WebSocket(url, options);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);

@@ -18,6 +18,7 @@ import {
   spawnStdioTransport,
   type SpawnedStdioTransport,
 } from '../../src/transport/stdioTransport.js';
+import { isAlive } from '../support/processAlive.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -128,15 +129,6 @@ async function spawnEcho(...flags: string[]): Promise<SpawnedStdioTransport> {
     await firstValueFrom(transport.exit$);
   });
   return transport;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('spawnStdioTransport', () => {

@@ -19,7 +19,7 @@ const OPTIONS: readonly OptionSpec[] = [
   ...TARGET_OPTIONS,
 ];
 
-const HELP = `Usage: execrx console [--port N] [--url ws://HOST:PORT | --registry URL --environment-id ID]
+const HELP = `Usage: execrx console [--port N] [--url ws://HOST:PORT | --environment ID | --registry URL --environment-id ID]
 
 Serves a web console on http://127.0.0.1:PORT and prints its URL (with a random
 access token, without which the page does not open) as the first line on stdout.
@@ -33,6 +33,10 @@ origins, and the pass-through accepts only the console's page with the token.
 With --registry the page asks the registry for a connect bundle and talks Noise,
 end to end encrypted, through the rendezvous (which must allow the console's origin:
 \`execrx rendezvous --allow-origin http://127.0.0.1:PORT\`, so pass --port).
+With --environment (an environment of your Codex setup) a ws URL goes through the
+pass-through, the CODEX_EXEC_SERVER_NOISE_* environment is a registry as above, and
+a stdio command or \`local\` runs in the console's process: one child (or local
+connection) per page connection, closed with it.
 
 Options:
 ${formatOptions(OPTIONS)}
@@ -40,6 +44,7 @@ ${formatOptions(OPTIONS)}
 Examples:
   execrx console
   execrx console --url ws://127.0.0.1:4321
+  execrx console --environment devbox
   CODEX_API_KEY=secret execrx console --port 8765 --registry http://127.0.0.1:8080 --environment-id dev`;
 
 export const consoleCommand: Command = {
@@ -58,40 +63,21 @@ export const consoleCommand: Command = {
       throw new UsageError(`--port expects 0-65535, got \`${portText}\``, 'console');
     }
     const target = toEndpointTarget(parsed, 'console');
-    if (target.kind === 'configured') {
-      throw new UsageError(
-        '--environment is not supported by console yet: use --url or --registry',
-        'console',
-      );
-    }
     const { startConsoleServer } = await import('./consoleServer.js');
+    const { openConsoleTarget } = await import('./consoleTarget.js');
     const { fileURLToPath } = await import('node:url');
     const assetsDir = fileURLToPath(new URL('../console', import.meta.url));
     const shutdown = shutdownOnSignals();
-    let embedded: { close(): Promise<void> } | undefined;
+    let opened: Awaited<ReturnType<typeof openConsoleTarget>> | undefined;
     try {
-      let consoleTarget;
-      if (target.kind === 'registry') {
-        consoleTarget = target;
-      } else if (target.kind === 'url') {
-        consoleTarget = { kind: 'executor' as const, url: target.url, label: target.url };
-      } else {
-        const { startExecServer } = await import('../server/execServer.js');
-        const executor = await startExecServer({ listen: 'ws://127.0.0.1:0' });
-        embedded = executor;
-        consoleTarget = {
-          kind: 'executor' as const,
-          url: executor.url,
-          label: 'embedded executor',
-        };
-      }
-      const server = await startConsoleServer({ target: consoleTarget, port, assetsDir });
+      opened = await openConsoleTarget(target, 'console');
+      const server = await startConsoleServer({ target: opened.target, port, assetsDir });
       streams.stdout.write(`${server.url}\n`);
       await shutdown.aborted;
       await server.close();
     } finally {
       shutdown.dispose();
-      await embedded?.close();
+      await opened?.close();
     }
     return 0;
   },

@@ -1,6 +1,8 @@
 /**
  * The HTTP side of `execrx console`: serves the page (built into dist/console/ by
- * scripts/bundle-browser.mjs) and a same-origin WebSocket pass-through to one executor.
+ * scripts/bundle-browser.mjs) and a same-origin WebSocket pass-through to one executor: a
+ * WebSocket executor, or a transport this process opens (a stdio child, the local executor),
+ * one per page connection and closed with it.
  *
  * Executors answer 403 to any upgrade that carries an `Origin` (codex 0.169.0 does, and so does
  * `execrx serve`), which keeps web pages off them. The pass-through must not reopen that hole,
@@ -13,7 +15,11 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { take, type Observable } from 'rxjs';
 import WebSocket, { WebSocketServer, type RawData } from 'ws';
+import { errorMessage } from '../transport/errorMessage.js';
+import type { Transport } from '../transport/transport.js';
+import { webSocketMessageText } from '../transport/webSocketMessageText.js';
 
 /** An environment the page looks up in a registry and reaches over Noise, end to end. */
 export interface RegistryTarget {
@@ -23,9 +29,16 @@ export interface RegistryTarget {
   readonly token: string;
 }
 
-/** How the page connects: through the pass-through to `url`, or to a registry. */
+/** How the page connects: through the pass-through to `url` or to a transport `open` opens, or to a registry. */
 export type ConsoleTarget =
-  { readonly kind: 'executor'; readonly url: string; readonly label: string } | RegistryTarget;
+  | { readonly kind: 'executor'; readonly url: string; readonly label: string }
+  | {
+      readonly kind: 'transport';
+      /** Cold: each subscription opens the transport of one page connection. */
+      readonly open: () => Observable<Transport>;
+      readonly label: string;
+    }
+  | RegistryTarget;
 
 /** What the page reads from its `execrx-config` script element. */
 export type ConsolePageConfig =
@@ -37,6 +50,8 @@ export interface ConsoleServerOptions {
   readonly port: number;
   /** Directory holding index.html, console.js, console.css, xterm.css. */
   readonly assetsDir: string;
+  /** A transport target's page is disconnected past this many unread bytes; default MAX_UNSENT_TO_PAGE_BYTES. */
+  readonly maxUnsentToPageBytes?: number;
 }
 
 export interface ConsoleServer {
@@ -57,6 +72,12 @@ const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 export const MAX_PASS_THROUGHS = 16;
 /** Above this many unsent bytes on one side, the other side is paused until it drains. */
 const HIGH_WATER_BYTES = 8 * 1024 * 1024;
+/**
+ * A transport cannot be paused: a page that leaves more than this unread is disconnected (1011)
+ * instead of growing the console's memory.
+ */
+export const MAX_UNSENT_TO_PAGE_BYTES = MAX_MESSAGE_BYTES + HIGH_WATER_BYTES;
+const BAD_GATEWAY = 'HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\ncontent-length: 0\r\n\r\n';
 
 export async function startConsoleServer(options: ConsoleServerOptions): Promise<ConsoleServer> {
   const token = randomBytes(24).toString('hex');
@@ -107,11 +128,10 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const requestUrl = new URL(request.url ?? '/', origin);
     const target = options.target;
     const allowed =
-      target.kind === 'executor' &&
       requestUrl.pathname === '/executor' &&
       request.headers.origin === origin &&
       hasToken(requestUrl);
-    if (!allowed || target.kind !== 'executor') {
+    if (target.kind === 'registry' || !allowed) {
       socket.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       return;
     }
@@ -124,15 +144,23 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     // Counted until the page's TCP socket closes, whichever way the pass-through ends.
     passThroughs += 1;
     socket.once('close', () => (passThroughs -= 1));
-    // The page's upgrade is answered once the executor's socket is open, so a missing executor
+    // The page's upgrade is answered once the executor's side is open, so a missing executor
     // is a failed connect (502) to the page's client, not an open socket that closes at once.
+    if (target.kind === 'transport') {
+      openTransport(target.open, socket, (transport) =>
+        sockets.handleUpgrade(request, socket, head, (page) =>
+          relay(page, transport, options.maxUnsentToPageBytes ?? MAX_UNSENT_TO_PAGE_BYTES),
+        ),
+      );
+      return;
+    }
     const executor = new WebSocket(target.url, {
       perMessageDeflate: false,
       maxPayload: MAX_MESSAGE_BYTES,
     });
     const refuseUpgrade = (): void => {
       executor.terminate();
-      socket.end('HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      socket.end(BAD_GATEWAY);
     };
     const abandon = (): void => executor.terminate();
     socket.once('close', abandon);
@@ -167,9 +195,9 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
 }
 
 function pageConfig(target: ConsoleTarget): ConsolePageConfig {
-  return target.kind === 'executor'
-    ? { kind: 'executor', path: '/executor', label: target.label }
-    : target;
+  return target.kind === 'registry'
+    ? target
+    : { kind: 'executor', path: '/executor', label: target.label };
 }
 
 function servePage(
@@ -184,7 +212,7 @@ function servePage(
   const body = html.replaceAll('%TOKEN%', token).replace('%CONFIG%', json);
   // The Noise path talks to the registry and the rendezvous the registry names. xterm sets its
   // theme with a <style> element of its own, hence inline styles (never inline scripts).
-  const connect = target.kind === 'executor' ? "'self'" : "'self' http: https: ws: wss:";
+  const connect = target.kind === 'registry' ? "'self' http: https: ws: wss:" : "'self'";
   response.writeHead(200, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
@@ -232,4 +260,72 @@ function forward(from: WebSocket, to: WebSocket, data: RawData, isBinary: boolea
     if (from.isPaused && to.bufferedAmount < HIGH_WATER_BYTES / 2) from.resume();
   });
   if (to.bufferedAmount > HIGH_WATER_BYTES && !from.isPaused) from.pause();
+}
+
+/**
+ * Opens the transport of one page connection and hands it to `upgrade`; a failed open is a 502.
+ * The transport is closed when the page's TCP socket closes, whether or not it was upgraded
+ * (spec/cli/consoleEnvironment.spec.ts: one stdio child per page connection, gone with it).
+ */
+function openTransport(
+  open: () => Observable<Transport>,
+  socket: Duplex,
+  upgrade: (transport: Transport) => void,
+): void {
+  let opened = false;
+  const opening = open()
+    .pipe(take(1))
+    .subscribe({
+      next: (transport) => {
+        opened = true;
+        socket.once('close', () => transport.close());
+        if (socket.destroyed) transport.close();
+        else upgrade(transport);
+      },
+      error: () => socket.end(BAD_GATEWAY),
+      complete: () => {
+        if (!opened) socket.end(BAD_GATEWAY);
+      },
+    });
+  socket.once('close', () => opening.unsubscribe());
+}
+
+/**
+ * Joins the page's socket to a transport: each page message is sent as one JSON text, each
+ * transport message becomes one text frame. The transport ending cleanly closes the page with
+ * 1000, failing with 1011; the page closing closes the transport. A page leaving more than
+ * `maxUnsentBytes` unread is disconnected (spec/cli/consoleServer.spec.ts).
+ */
+function relay(page: WebSocket, transport: Transport, maxUnsentBytes: number): void {
+  let ended = false;
+  const end = (code: number, reason: string): void => {
+    if (ended) return;
+    ended = true;
+    transport.close();
+    if (page.readyState === WebSocket.OPEN) page.close(code, reason);
+    else page.terminate();
+  };
+  const incoming = transport.incoming$.subscribe({
+    next: (text) => {
+      if (page.readyState !== WebSocket.OPEN) return;
+      page.send(text);
+      if (page.bufferedAmount > maxUnsentBytes) end(1011, 'page is not reading');
+    },
+    error: (error: unknown) => end(1011, `executor: ${errorMessage(error)}`.slice(0, 120)),
+    complete: () => end(1000, 'executor closed the connection'),
+  });
+  page.on('message', (data, isBinary) => {
+    const text = webSocketMessageText(data as Buffer, isBinary);
+    if (text === undefined) return end(1007, 'a binary message that is not UTF-8');
+    try {
+      transport.send(text);
+    } catch (error) {
+      end(1009, errorMessage(error).slice(0, 120));
+    }
+  });
+  page.on('error', () => end(1011, 'page socket error'));
+  page.on('close', (code) => {
+    incoming.unsubscribe();
+    end(code, 'page closed the connection');
+  });
 }

@@ -7,7 +7,12 @@
  */
 import { of, type Observable } from 'rxjs';
 import type { ExecServerClient } from '../client/index.js';
-import { CodexEnvironments, readCodexSetup } from '../environment/codexSetup.js';
+import {
+  CodexEnvironments,
+  readCodexSetup,
+  type CodexSetup,
+  type CodexSetupEnvironment,
+} from '../environment/codexSetup.js';
 import {
   LazyRemoteExecServerClient,
   LOCAL_ENVIRONMENT_ID,
@@ -58,12 +63,19 @@ function remoteEndpoint(url: string, bearerToken?: string): Endpoint {
   return paramsEndpoint(url, webSocketUrl(url, options));
 }
 
+/** Environment `id` of a Codex setup: `local`, or the setup's entry (`chosen`, one). */
+export interface ConfiguredChoice {
+  readonly setup: CodexSetup;
+  readonly chosen: readonly CodexSetupEnvironment[];
+  readonly isLocal: boolean;
+}
+
 /**
- * Environment `id` of the user's Codex setup (the Noise variables, $CODEX_HOME/environments.toml
- * or CODEX_EXEC_SERVER_URL, as codex reads them); `local` is an executor in this process.
- * An id the setup does not configure is a UsageError listing the ones it does.
+ * Finds environment `id` in the user's Codex setup (the Noise variables,
+ * $CODEX_HOME/environments.toml or CODEX_EXEC_SERVER_URL, as codex reads them). An id the setup
+ * does not configure is a UsageError of `command` listing the ones it does.
  */
-function configuredEndpoint(id: string, command: string): Endpoint {
+export function findConfiguredEnvironment(id: string, command: string): ConfiguredChoice {
   const setup = readCodexSetup();
   const chosen = setup.environments.filter((environment) => environment.id === id);
   const isLocal = id === LOCAL_ENVIRONMENT_ID && setup.includeLocal;
@@ -82,6 +94,15 @@ function configuredEndpoint(id: string, command: string): Endpoint {
       command,
     );
   }
+  return { setup, chosen, isLocal };
+}
+
+/**
+ * Environment `id` of the user's Codex setup (findConfiguredEnvironment); `local` is an
+ * executor in this process.
+ */
+export function configuredEndpoint(id: string, command: string): Endpoint {
+  const { setup, chosen, isLocal } = findConfiguredEnvironment(id, command);
   const local = isLocal ? startLocalExecutor() : undefined;
   const environments = CodexEnvironments.fromSetup(
     { ...setup, environments: chosen, default: { id }, includeLocal: isLocal },

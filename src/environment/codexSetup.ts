@@ -51,7 +51,7 @@ const CODEX_EXEC_SERVER_URL_VARIABLE = 'CODEX_EXEC_SERVER_URL';
 const NOISE_REGISTRY_URL_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_REGISTRY_URL';
 const NOISE_ENVIRONMENT_ID_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID';
 const NOISE_AUTH_TOKEN_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN';
-const NOISE_CHATGPT_ACCOUNT_ID_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_CHATGPT_ACCOUNT_ID';
+export const NOISE_CHATGPT_ACCOUNT_ID_VARIABLE = 'CODEX_EXEC_SERVER_NOISE_CHATGPT_ACCOUNT_ID';
 /** Id of the environment named by CODEX_EXEC_SERVER_URL or the Noise variables. */
 export const REMOTE_ENVIRONMENT_ID = 'remote';
 
@@ -141,9 +141,21 @@ function urlSetup(raw: string | undefined): CodexSetup {
   };
 }
 
-function noiseEnvironment(
+/** The `CODEX_EXEC_SERVER_NOISE_*` variables, trimmed (what the Noise environment is built from). */
+export interface NoiseVariables {
+  readonly registryUrl: string;
+  readonly environmentId: string;
+  readonly token: string;
+  readonly chatgptAccountId?: string;
+}
+
+/**
+ * The Noise variables of `env`: undefined when none of the three is set; an incomplete set is an
+ * EnvironmentRegistryConfigError.
+ */
+export function readNoiseVariables(
   env: Readonly<Record<string, string | undefined>>,
-): NoiseTransportParams | undefined {
+): NoiseVariables | undefined {
   const value = (name: string): string | undefined => {
     const trimmed = env[name]?.trim();
     return trimmed ? trimmed : undefined;
@@ -159,11 +171,25 @@ function noiseEnvironment(
       `Noise environment requires ${NOISE_REGISTRY_URL_VARIABLE}, ${NOISE_ENVIRONMENT_ID_VARIABLE}, and ${NOISE_AUTH_TOKEN_VARIABLE}`,
     );
   }
-  const accountId = value(NOISE_CHATGPT_ACCOUNT_ID_VARIABLE);
+  const chatgptAccountId = value(NOISE_CHATGPT_ACCOUNT_ID_VARIABLE);
+  return {
+    registryUrl,
+    environmentId,
+    token,
+    ...(chatgptAccountId === undefined ? {} : { chatgptAccountId }),
+  };
+}
+
+function noiseEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+): NoiseTransportParams | undefined {
+  const variables = readNoiseVariables(env);
+  if (variables === undefined) return undefined;
+  const { registryUrl, environmentId, token, chatgptAccountId } = variables;
   const registry = new EnvironmentRegistryClient({
     baseUrl: registryUrl,
     bearerToken: token,
-    ...(accountId === undefined ? {} : { chatgptAccountId: accountId }),
+    ...(chatgptAccountId === undefined ? {} : { chatgptAccountId }),
   });
   return noiseRendezvous(
     new RegistryConnectProvider(registry, environmentId),

@@ -14,7 +14,6 @@ import {
   asyncScheduler,
   Observable,
   Subject,
-  type SchedulerLike,
   catchError,
   defer,
   distinctUntilChanged,
@@ -42,25 +41,19 @@ import { ManagedSession, type EnvironmentConnectionState } from './managedSessio
 import { liveClientNow, peekReadiness, readinessFrom, type ReadinessResult } from './readiness.js';
 import type { LazyPhase } from './lazyPhase.js';
 import { RefreshQueue, lookupRefreshBundle } from './refreshQueue.js';
-import { bundleExecutorKey, connectSession, type ConnectOptions } from './sessionConnector.js';
+import { bundleExecutorKey, type ConnectedSession } from './sessionConnector.js';
 import { noiseParamsOf, type ExecServerTransportParams } from './transportParams.js';
+import {
+  closedError,
+  connectWith,
+  isTerminal,
+  NOT_REOPENABLE,
+  probe,
+} from './lazyClientSupport.js';
+import type { LazyRemoteClientOptions } from './lazyClientSupport.js';
 
 export type { ReadinessResult } from './readiness.js';
-
-export interface LazyRemoteClientOptions {
-  /** Scheduler for every deadline and backoff (tests pass a TestScheduler). */
-  readonly scheduler?: SchedulerLike;
-  /** Recovery deadline after a transport loss, default 25 s. */
-  readonly recoveryTimeoutMs?: number;
-  /** Bound of the refresh registry lookup, default 10 s. */
-  readonly refreshLookupTimeoutMs?: number;
-  /** Network policy and trace context of every session (kept through recovery and refresh). */
-  readonly session?: Pick<
-    ConnectOptions,
-    'networkPolicy' | 'networkPolicyTimeoutMs' | 'traceContext'
-  >;
-}
-
+export type { LazyRemoteClientOptions } from './lazyClientSupport.js';
 export type { ConnectionAttemptOutcome, ConnectionAttemptReport } from './connectionAttempt.js';
 
 export class LazyRemoteExecServerClient {
@@ -73,14 +66,31 @@ export class LazyRemoteExecServerClient {
   private readonly attempts = new Subject<ConnectionAttemptReport>();
   private readonly status = new StatusPublisher(() => this.statusFacts());
 
+  /** @param transportParams how to (re)connect; undefined only for `fromConnected`. */
   constructor(
-    readonly transportParams: ExecServerTransportParams,
+    readonly transportParams: ExecServerTransportParams | undefined,
     private readonly options: LazyRemoteClientOptions = {},
   ) {
     this.refreshes = new RefreshQueue(
       () => this.refreshOnce(),
       () => this.status.publish(),
     );
+  }
+
+  /**
+   * Around a session the caller connected (Rust `from_connected`): ready at once, no attempt
+   * report; without transport parameters a lost transport fails the session, `get()` then
+   * errors, as `refreshConnection()` does (spec/environment/lazyRemoteClient.spec.ts).
+   */
+  static fromConnected(
+    client: ExecServerClient,
+    options: LazyRemoteClientOptions = {},
+  ): LazyRemoteExecServerClient {
+    const lazy = new LazyRemoteExecServerClient(undefined, options);
+    const session = lazy.manage({ client, strategy: NOT_REOPENABLE });
+    lazy.startup.run(() => of(session));
+    lazy.install(session);
+    return lazy;
   }
 
   /**
@@ -230,7 +240,7 @@ export class LazyRemoteExecServerClient {
   private canRetry(error: ConnectionAttemptError): boolean {
     if (error.cause instanceof ProvisioningFailedError) {
       // Readiness may have arrived after the attempt published its failure.
-      return peekReadiness(this.transportParams)?.ok === true;
+      return this.transportParams !== undefined && peekReadiness(this.transportParams)?.ok === true;
     }
     return isRetryableRecoveryError(error);
   }
@@ -277,19 +287,14 @@ export class LazyRemoteExecServerClient {
         () => (this.options.scheduler ?? asyncScheduler).now(),
         () => this.closed,
         defer(() =>
-          connectSession(this.transportParams, {
+          connectWith(this.transportParams, {
             ...this.options.session,
             ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
             ...(attempt.prefetchedBundle ? { prefetchedBundle: attempt.prefetchedBundle } : {}),
           }),
         ).pipe(
           map((connected) => {
-            const session = new ManagedSession(connected, {
-              ...(this.options.recoveryTimeoutMs === undefined
-                ? {}
-                : { recoveryTimeoutMs: this.options.recoveryTimeoutMs }),
-              ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
-            });
+            const session = this.manage(connected);
             if (attempt.cancelled || this.closed) {
               // Lost the race with a refresh: never install, never leave it running.
               session.retire();
@@ -311,6 +316,14 @@ export class LazyRemoteExecServerClient {
         return session.client;
       }),
     );
+  }
+
+  private manage(connected: ConnectedSession): ManagedSession {
+    const { recoveryTimeoutMs, scheduler } = this.options;
+    return new ManagedSession(connected, {
+      ...(recoveryTimeoutMs === undefined ? {} : { recoveryTimeoutMs }),
+      ...(scheduler ? { scheduler } : {}),
+    });
   }
 
   private install(session: ManagedSession): void {
@@ -350,7 +363,7 @@ export class LazyRemoteExecServerClient {
 
   private refreshOnce(): Observable<void> {
     return defer(() => {
-      const noise = noiseParamsOf(this.transportParams);
+      const noise = this.transportParams && noiseParamsOf(this.transportParams);
       if (noise === undefined) {
         return throwError(() => new ProtocolError('connection refresh requires a Noise registry'));
       }
@@ -382,17 +395,4 @@ export class LazyRemoteExecServerClient {
       );
     });
   }
-}
-
-/** The live `environment/status` round trip that decides a refresh. */
-function probe(client: ExecServerClient): Observable<void> {
-  return client.environmentStatus().pipe(map((): void => undefined));
-}
-
-function closedError(): DisconnectedError {
-  return new DisconnectedError('exec-server environment client was closed');
-}
-
-function isTerminal(client: ExecServerClient): boolean {
-  return client.state === 'failed' || client.state === 'retired';
 }

@@ -28,7 +28,7 @@ import { ExecServerClient } from '../client/execServerClient.js';
 import type { EnvironmentInfo } from '../protocol/environment.js';
 import { DisconnectedError } from '../protocol/errors.js';
 import { errorMessage } from '../transport/errorMessage.js';
-import { spawnStdioTransport } from '../transport/stdioTransport.js';
+import { spawnStdioTransport, type SpawnedStdioTransport } from '../transport/stdioTransport.js';
 import type { Transport } from '../transport/transport.js';
 import { ENVIRONMENT_CLIENT_NAME, INITIALIZE_TIMEOUT_MS } from './constants.js';
 import type { EnvironmentObservedStatus } from './environment.js';
@@ -238,12 +238,25 @@ export function stdioCommandEnvironment(
   onStderr?: (text: string) => void,
 ): SingleSessionEnvironment {
   return new SingleSessionEnvironment(id, 'stdio', () =>
-    spawnStdioTransport(command.program, command.args, {
-      env: { ...process.env, ...command.env },
-      ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
-      ...(onStderr === undefined ? {} : { onStderr }),
-    }).pipe(switchMap((transport) => initializeOn(transport, command.initializeTimeoutMs))),
+    spawnStdioCommand(command, onStderr).pipe(
+      switchMap((transport) => initializeOn(transport, command.initializeTimeoutMs)),
+    ),
   );
+}
+
+/**
+ * Spawns the stdio executor `command` names (our environment plus `env`, in `cwd`); cold, one
+ * child per subscription (spawnStdioTransport). Stderr goes to `onStderr`, else is discarded.
+ */
+export function spawnStdioCommand(
+  command: StdioCommandParams,
+  onStderr?: (text: string) => void,
+): Observable<SpawnedStdioTransport> {
+  return spawnStdioTransport(command.program, command.args, {
+    env: { ...process.env, ...command.env },
+    ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
+    ...(onStderr === undefined ? {} : { onStderr }),
+  });
 }
 
 /** Opens transports to an executor in this process (`startLocalExecutor()` of execrx/server). */

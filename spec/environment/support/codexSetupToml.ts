@@ -27,3 +27,22 @@ id = "ws"
 url = "${wsUrl}"
 `;
 }
+
+/**
+ * Child variables that make `codexHome` the whole Codex setup: CODEX_EXEC_SERVER_URL and the
+ * Noise variables emptied (the test runner's own are ignored), then `extra`.
+ */
+export function codexSetupEnv(
+  codexHome: string,
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  return {
+    CODEX_HOME: codexHome,
+    CODEX_EXEC_SERVER_URL: '',
+    CODEX_EXEC_SERVER_NOISE_REGISTRY_URL: '',
+    CODEX_EXEC_SERVER_NOISE_ENVIRONMENT_ID: '',
+    CODEX_EXEC_SERVER_NOISE_AUTH_TOKEN: '',
+    CODEX_EXEC_SERVER_NOISE_CHATGPT_ACCOUNT_ID: '',
+    ...extra,
+  };
+}
