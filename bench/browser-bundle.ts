@@ -8,7 +8,8 @@
  * - Speed, in one run, against one direct-Noise executor (`execrx serve --noise`, own
  *   process): the Noise handshake (WebSocket open + hybrid IK, p50 of HANDSHAKES) and a
  *   16 MiB stdout stream (`head -c 16777216 /dev/zero`, best of RUNS) through the encrypted
- *   channel, from Node (node:crypto) and from headless Chromium (@noble/*), alternating.
+ *   channel, from Node (node:crypto) and from headless Chromium (@noble/*, records opened by
+ *   WebCrypto), alternating.
  *   Target: Chromium's throughput ≥ 0.5x Node's.
  *
  * Run: `npm run build && npx tsx bench/browser-bundle.ts` (`--sizes-only` skips Chromium).

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { firstValueFrom, lastValueFrom, reduce, toArray } from 'rxjs';
 import { ExecServerClient } from '../../src/client/index.js';
 import { NoiseChannelIdentity } from '../../src/noise/index.js';
+import { platformCryptoProvider } from '../../src/noise/platformCryptoProvider.js';
+import { webCryptoAes256GcmOpener } from '../../src/platform/browser/webCryptoAesGcm.js';
 import { DisconnectedError } from '../../src/protocol/errors.js';
 import { connectNoiseHarness } from '../../src/transport/noiseHarnessTransport.js';
 import { NoiseRelayStreamResetError } from '../../src/transport/noiseHarnessErrors.js';
@@ -204,5 +206,75 @@ describe('connectNoiseHarness against our direct-Noise executor', () => {
     failing.fail();
     expect(await failed).toBeInstanceOf(Error);
     expect(provider.lookups).toHaveLength(2);
+  });
+});
+
+describe("connectNoiseHarness with WebCrypto's asynchronous AES-GCM open (the browser path)", () => {
+  /** The platform provider plus WebCrypto's open, counting the records it opens. */
+  function webCryptoProvider(): { crypto: typeof platformCryptoProvider; opened: () => number } {
+    const opener = webCryptoAes256GcmOpener()!;
+    let opened = 0;
+    return {
+      crypto: {
+        ...platformCryptoProvider,
+        aes256GcmOpener: (key) => {
+          const open = opener(key);
+          return (nonce, ciphertext) => {
+            opened += 1;
+            return open(nonce, ciphertext);
+          };
+        },
+      },
+      opened: () => opened,
+    };
+  }
+
+  async function connectAsync(
+    server: RunningNoiseExecServer,
+    crypto: typeof platformCryptoProvider,
+  ) {
+    const transport = await firstValueFrom(
+      connectNoiseHarness(server.bundle(), NoiseChannelIdentity.generate(), { crypto }),
+    );
+    cleanups.push(() => transport.close());
+    return transport;
+  }
+
+  it('streams 2 MiB of numbered lines intact and in order', async () => {
+    const server = await executor();
+    const { crypto, opened } = webCryptoProvider();
+    const session = await client(await connectAsync(server, crypto));
+    const process = await firstValueFrom(
+      session.startProcess({ argv: ['/bin/sh', '-c', 'seq 1 300000'], cwd: tmpdir() }),
+    );
+    const stdout = await lastValueFrom(
+      process.stdout$.pipe(reduce((all, chunk) => all + Buffer.from(chunk).toString(), '')),
+    );
+    const expected = Array.from({ length: 300_000 }, (_, i) => `${i + 1}\n`).join('');
+    expect(stdout.length).toBe(expected.length);
+    expect(stdout === expected).toBe(true);
+    expect(await lastValueFrom(process.exit$)).toBe(0);
+    expect(opened()).toBeGreaterThan(30);
+  });
+
+  it('delivers the answers that came before a reset, then the reset error', async () => {
+    const server = await executor();
+    const transport = await connectAsync(server, webCryptoProvider().crypto);
+    const texts: string[] = [];
+    const outcome = new Promise<unknown>((resolve) =>
+      transport.incoming$.subscribe({
+        next: (text) => texts.push(text),
+        error: resolve,
+        complete: () => resolve(undefined),
+      }),
+    );
+    transport.send(JSON.stringify({ id: 1, method: 'initialize', params: { clientName: 'x' } }));
+    transport.send(JSON.stringify({ method: 'initialized' }));
+    transport.send(JSON.stringify({ method: 'no/such-notification' }));
+    expect(await outcome).toBeInstanceOf(NoiseRelayStreamResetError);
+    expect(JSON.parse(texts[0]!)).toMatchObject({
+      id: 1,
+      result: { sessionId: expect.any(String) },
+    });
   });
 });

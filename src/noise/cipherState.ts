@@ -1,3 +1,4 @@
+import type { AsyncAesGcmOpen } from '../platform/index.js';
 import type { NoiseCryptoProvider } from './cryptoProvider.js';
 
 /** Largest counter we use; Noise reserves 2^64−1, JavaScript numbers stay exact below 2^53. */
@@ -28,6 +29,7 @@ export class CipherState {
   readonly #crypto: NoiseCryptoProvider;
   readonly #key: Uint8Array;
   #nonce = 0;
+  #asyncOpen: AsyncAesGcmOpen | undefined;
 
   constructor(crypto: NoiseCryptoProvider, key: Uint8Array) {
     this.#crypto = crypto;
@@ -91,5 +93,24 @@ export class CipherState {
     );
     if (out !== undefined) this.#nonce += 1;
     return out;
+  }
+
+  /** Whether the provider has an asynchronous open (`decryptAsync` may be used). */
+  get decryptsAsync(): boolean {
+    return this.#crypto.aes256GcmOpener !== undefined;
+  }
+
+  /**
+   * `decryptWithAd` with empty associated data through the provider's asynchronous open. The
+   * counter advances when the call is made, so records may be in flight together; a failure
+   * (`undefined`) therefore leaves the state unusable, and the stream must be dropped.
+   */
+  decryptAsync(ciphertext: Uint8Array): Promise<Uint8Array | undefined> {
+    const opener = this.#crypto.aes256GcmOpener;
+    if (opener === undefined) throw new Error('this crypto provider has no asynchronous open');
+    this.#asyncOpen ??= opener(this.#key);
+    const result = this.#asyncOpen(aesGcmNonce(this.#nonce), ciphertext);
+    this.#nonce += 1;
+    return result;
   }
 }

@@ -48,6 +48,30 @@ export class TransportCipher {
    * be dropped anyway: the peer is broken or an attacker is active.
    */
   decrypt(ciphertext: Uint8Array, expectedCounter?: number): Uint8Array {
+    this.#checkRecord(ciphertext, expectedCounter);
+    const plaintext = this.#state.decryptWithAd(EMPTY_BYTES, ciphertext);
+    if (plaintext === undefined) throw new NoiseDecryptError();
+    return plaintext;
+  }
+
+  /** Whether `decryptAsync` is available (the platform has an asynchronous AES-GCM). */
+  get decryptsAsync(): boolean {
+    return this.#state.decryptsAsync;
+  }
+
+  /**
+   * `decrypt` through the platform's asynchronous AES-GCM: same checks and errors (as a
+   * rejection). The counter advances at the call, so several records can be in flight; call
+   * it once per record in send order, and drop the stream at the first rejection.
+   */
+  async decryptAsync(ciphertext: Uint8Array): Promise<Uint8Array> {
+    this.#checkRecord(ciphertext, undefined);
+    const plaintext = await this.#state.decryptAsync(ciphertext);
+    if (plaintext === undefined) throw new NoiseDecryptError();
+    return plaintext;
+  }
+
+  #checkRecord(ciphertext: Uint8Array, expectedCounter: number | undefined): void {
     if (ciphertext.length < AEAD_TAG_LENGTH) {
       throw new NoiseTransportError('transport ciphertext is too short');
     }
@@ -61,9 +85,6 @@ export class TransportCipher {
       );
     }
     this.#checkNotExhausted();
-    const plaintext = this.#state.decryptWithAd(EMPTY_BYTES, ciphertext);
-    if (plaintext === undefined) throw new NoiseDecryptError();
-    return plaintext;
   }
 
   #checkNotExhausted(): void {

@@ -6,6 +6,7 @@ export {
   WEBSOCKET_CONNECTING,
   WEBSOCKET_OPEN,
   type Platform,
+  type AsyncAesGcmOpen,
   type PlatformCrypto,
   type PlatformWebSocket,
   type RefusedUpgrade,

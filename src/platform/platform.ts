@@ -9,6 +9,16 @@
  * `selectedCryptoBrowser.ts` instead. spec/platform/platform.spec.ts holds both to one contract.
  */
 
+/**
+ * Opens (AES-256-GCM, empty associated data) records under one key: ciphertext ‖ 16-byte tag
+ * in, plaintext out, `undefined` when authentication fails. Calls may overlap; each settles
+ * on its own.
+ */
+export type AsyncAesGcmOpen = (
+  nonce: Uint8Array,
+  ciphertext: Uint8Array,
+) => Promise<Uint8Array | undefined>;
+
 /** Synchronous primitives (the Noise handshake and records are synchronous). */
 export interface PlatformCrypto {
   /** Cryptographically secure random bytes. */
@@ -40,6 +50,13 @@ export interface PlatformCrypto {
     associatedData: Uint8Array,
     ciphertext: Uint8Array,
   ): Uint8Array | undefined;
+  /**
+   * Where the platform has a faster asynchronous AES-GCM (browsers: WebCrypto), an opener for
+   * one receive key; the Noise receive path then decrypts records off the main thread,
+   * delivering them in order (src/relay/pipelinedDataReceiver.ts). Absent on Node, whose
+   * synchronous `aes256GcmOpen` is the fast one.
+   */
+  aes256GcmOpener?(key: Uint8Array): AsyncAesGcmOpen;
   /** SHA-256 of the concatenation of `parts`. */
   sha256(...parts: Uint8Array[]): Uint8Array;
   /** HMAC-SHA-256 of the concatenation of `parts` under `key`. */

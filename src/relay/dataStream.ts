@@ -71,11 +71,16 @@ export class RelayDataReceiver {
       try {
         plaintext = this.cipher.decrypt(ciphertext);
       } catch (error) {
-        const detail = error instanceof Error ? error.message : String(error);
-        throw new RelayProtocolError(`Noise relay decryption failed: ${detail}`, { cause: error });
+        throw decryptionFailed(error);
       }
       messages.push(...this.reassembler.push(plaintext));
     }
     return messages;
   }
+}
+
+/** The error a record that does not decrypt ends the stream with (codex's text). */
+export function decryptionFailed(error: unknown): RelayProtocolError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new RelayProtocolError(`Noise relay decryption failed: ${detail}`, { cause: error });
 }

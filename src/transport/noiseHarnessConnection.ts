@@ -7,7 +7,10 @@ import { Subject, type Subscription } from 'rxjs';
 import { DisconnectedError, MessageTooLargeError } from '../protocol/errors.js';
 import {
   MAX_NOISE_JSONRPC_MESSAGE_LEN,
+  PipelinedRelayDataReceiver,
   RelayDataReceiver,
+  type AsyncRecordDecrypter,
+  type RecordCipher,
   type RelayFrame,
 } from '../relay/index.js';
 import { concatBytes } from '../platform/bytes.js';
@@ -33,6 +36,12 @@ export class HarnessConnection {
   private readonly incoming = new Subject<string>();
   private sender: NoiseRecordSender | undefined;
   private receiver: RelayDataReceiver | undefined;
+  /**
+   * Where the platform decrypts asynchronously: the receiver used instead of `receiver`, and
+   * the chain every later socket event (frame, close) runs on, so that events keep their
+   * arrival order (nothing after a failed record is delivered, nothing before a close is lost).
+   */
+  private pipelined: { receiver: PipelinedRelayDataReceiver; events: Promise<void> } | undefined;
   private keepaliveSubscription: Subscription | undefined;
   private finished = false;
   private closedByUs = false;
@@ -54,12 +63,24 @@ export class HarnessConnection {
   start(
     channel: {
       send: { encrypt(p: Uint8Array): Uint8Array };
-      receive: { decrypt(c: Uint8Array): Uint8Array };
+      receive: Pick<RecordCipher, 'decrypt'> &
+        Partial<AsyncRecordDecrypter> & {
+          readonly decryptsAsync?: boolean;
+        };
     },
     keepaliveSubscription: Subscription,
   ): void {
     this.sender = new NoiseRecordSender(this.streamId, channel.send);
     this.receiver = new RelayDataReceiver(channel.receive);
+    const { receive } = channel;
+    if (receive.decryptsAsync === true && receive.decryptAsync !== undefined) {
+      this.pipelined = {
+        receiver: new PipelinedRelayDataReceiver({
+          decryptAsync: (ciphertext) => receive.decryptAsync!(ciphertext),
+        }),
+        events: Promise.resolve(),
+      };
+    }
     this.keepaliveSubscription = keepaliveSubscription;
   }
 
@@ -93,50 +114,89 @@ export class HarnessConnection {
   receive(data: WebSocketData, isBinary: boolean): void {
     if (this.finished || this.receiver === undefined) return;
     if (!isBinary) {
-      this.fail(protocolError('Noise relay expects binary protobuf frames'));
-      this.terminate();
+      this.inOrder(() =>
+        this.failAndTerminate(protocolError('Noise relay expects binary protobuf frames')),
+      );
       return;
     }
     let frame: RelayFrame;
     try {
       frame = decodeNoiseRelayFrame(toBytes(data));
     } catch (error) {
-      this.fail(
-        protocolError('Noise relay received invalid post-handshake frame', { cause: error }),
+      this.inOrder(() =>
+        this.failAndTerminate(
+          protocolError('Noise relay received invalid post-handshake frame', { cause: error }),
+        ),
       );
-      this.terminate();
       return;
     }
     if (frame.streamId !== this.streamId) return;
     switch (frame.kind) {
       case 'data': {
-        let texts: string[];
-        try {
-          // Throws RelayProtocolError (reorder window, decryption, framing) with codex's text.
-          const messages = this.receiver.receive(frame);
-          texts = messages.map((bytes) => decodeUtf8(bytes));
-        } catch (error) {
-          this.fail(error instanceof Error ? error : protocolError(errorMessage(error)));
-          this.terminate();
+        if (this.pipelined === undefined) {
+          this.deliver(() => this.receiver!.receive(frame));
           return;
         }
-        for (const text of texts) {
-          if (this.finished) return;
-          this.incoming.next(text);
-        }
+        // Decryption starts now; delivery waits for the events before it.
+        const messages = this.pipelined.receiver.receive(frame);
+        messages.catch(() => undefined);
+        this.inOrder(() =>
+          messages.then(
+            (opened) => this.deliver(() => opened),
+            (error: unknown) =>
+              this.deliver(() => {
+                throw error;
+              }),
+          ),
+        );
         return;
       }
       case 'reset':
-        this.fail(new NoiseRelayStreamResetError(false));
-        this.terminate();
+        this.inOrder(() => this.failAndTerminate(new NoiseRelayStreamResetError(false)));
         return;
       case 'handshake':
-        this.fail(protocolError('Noise relay received invalid post-handshake frame'));
-        this.terminate();
+        this.inOrder(() =>
+          this.failAndTerminate(protocolError('Noise relay received invalid post-handshake frame')),
+        );
         return;
       default:
         return;
     }
+  }
+
+  /** Emits the messages `receive` returns; its throw (reorder, decryption, framing) ends the stream. */
+  private deliver(receive: () => Uint8Array[]): void {
+    let texts: string[];
+    try {
+      // Throws RelayProtocolError (reorder window, decryption, framing) with codex's text.
+      texts = receive().map((bytes) => decodeUtf8(bytes));
+    } catch (error) {
+      this.failAndTerminate(error instanceof Error ? error : protocolError(errorMessage(error)));
+      return;
+    }
+    for (const text of texts) {
+      if (this.finished) return;
+      this.incoming.next(text);
+    }
+  }
+
+  /**
+   * Runs `step` now, or, where decryption is asynchronous, after the socket events before it
+   * (skipped once the stream has ended).
+   */
+  private inOrder(step: () => void | Promise<void>): void {
+    if (this.pipelined === undefined) {
+      void step();
+      return;
+    }
+    this.pipelined.events = this.pipelined.events.then(() => {
+      if (!this.finished) return step();
+    });
+  }
+
+  private failAndTerminate(error: Error): void {
+    this.fail(error);
+    this.terminate();
   }
 
   /** Ends `incoming$` with `error` (once). */
@@ -150,6 +210,10 @@ export class HarnessConnection {
   closed(code: number, reason: Uint8Array, lastError: Error | undefined): void {
     this.keepaliveSubscription?.unsubscribe();
     this.pongs.complete();
+    this.inOrder(() => this.closedAfterFrames(code, reason, lastError));
+  }
+
+  private closedAfterFrames(code: number, reason: Uint8Array, lastError: Error | undefined): void {
     if (this.finished) return;
     if (this.closedByUs || code === 1000 || code === 1001) {
       this.finished = true;
