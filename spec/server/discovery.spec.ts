@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { discoverCapabilityRoots, utf8Error } from '../../src/server/discovery.js';
+import { readOnly } from '../support/sandboxProfiles.js';
 
 let root = '';
 const uri = (path: string) => pathToFileURL(path).href;
@@ -86,17 +87,7 @@ describe('discoverCapabilityRoots', () => {
   });
 
   it('refuses a root whose sandbox asks for confinement (fail closed)', async () => {
-    const sandbox = {
-      permissions: {
-        type: 'managed',
-        file_system: {
-          type: 'restricted',
-          entries: [{ path: { type: 'special', value: { kind: 'root' } }, access: 'read' }],
-        },
-        network: 'restricted',
-      },
-      windowsSandboxLevel: 'disabled',
-    };
+    const sandbox = readOnly(root); // codex's `-s read-only`: confining
     await expect(
       discoverCapabilityRoots({ roots: [{ id: 's', path: uri(root), sandbox }] }),
     ).rejects.toMatchObject({ code: -32600 });

@@ -13,6 +13,7 @@ import {
   discoverCapabilitiesV2,
   loadSkill,
 } from '../../src/server/skillDiscovery.js';
+import { readOnly } from '../support/sandboxProfiles.js';
 
 let home = '';
 const uri = (path: string) => pathToFileURL(path).href;
@@ -66,17 +67,7 @@ describe('discoverCapabilitiesV2', () => {
   });
 
   it('refuses a sandbox that asks for confinement (fail closed)', async () => {
-    const sandbox = {
-      permissions: {
-        type: 'managed',
-        file_system: {
-          type: 'restricted',
-          entries: [{ path: { type: 'special', value: { kind: 'root' } }, access: 'read' }],
-        },
-        network: 'restricted',
-      },
-      windowsSandboxLevel: 'disabled',
-    };
+    const sandbox = readOnly(home); // codex's `-s read-only`: confining
     await expect(
       discoverCapabilitiesV2({ cwd: uri(home), sandbox }, locations),
     ).rejects.toMatchObject({
