@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { pathFromUri, pathFromUriParsed } from '../../src/server/hostPath.js';
+import { seededRandom as random } from '../support/seededRandom.js';
 
 function outcome(convert: (uri: string) => string, uri: string): string {
   try {
@@ -12,17 +13,6 @@ function outcome(convert: (uri: string) => string, uri: string): string {
   } catch (error) {
     return `error ${(error as Error).message}`;
   }
-}
-
-/** A small deterministic PRNG (mulberry32), so a failure reproduces. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const ALPHABET = [

@@ -11,6 +11,7 @@ import {
   type FrameReaderSink,
 } from '../../src/server/webSocketFrameReader.js';
 import { clientFrame, Opcode, referenceMask, uint32 } from '../support/clientFrames.js';
+import { seededRandom as random } from '../support/seededRandom.js';
 
 const frame = clientFrame;
 
@@ -52,18 +53,6 @@ function read(chunks: readonly Buffer[], limits?: FrameReaderLimits): ReaderEven
 const text = (value: string): ReaderEvent => ({ kind: 'text', text: value });
 
 const binary = (bytes: Buffer): ReaderEvent => ({ kind: 'binary', hex: bytes.toString('hex') });
-
-/** A small deterministic generator (mulberry32), so failures can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function randomBytes(next: () => number, length: number): Buffer {
   return Buffer.from(Array.from({ length }, () => Math.floor(next() * 256)));

@@ -20,6 +20,7 @@
  * eligible frame has passed). Nothing is injected that the peer did not send.
  */
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { seededRandom } from './seededRandom.js';
 
 export interface ChaosFrame {
   /** Client → server (the frames are masked) or server → client. */
@@ -72,18 +73,6 @@ export interface ChaosRelay {
   /** Stops all faults (and cuts) from now on, e.g. to let a test finish cleanly. */
   calm(): void;
   close(): Promise<void>;
-}
-
-/** mulberry32: small, fast, good enough to decide faults reproducibly. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const isDataFrame = (frame: ChaosFrame): boolean => frame.opcode === 1 || frame.opcode === 2;
