@@ -7,22 +7,28 @@
  *
  * `tsc` compiles `latencyDrivers.ts` and everything it imports (our `src/` and the
  * hand-written client) into `node_modules/.cache/execrx-bench-clients/<pid>/`, removed at exit.
+ * With a `PlainVariant` (bench/support/plainTwins.ts), the chosen fast paths of `src/` are
+ * replaced by their plain twins in that copy.
  */
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { overlayPlainTwins, variantLabel, type PlainVariant } from './plainTwins.js';
 
 type LatencyDrivers = typeof import('./latencyDrivers.js');
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = `${REPO}node_modules/typescript/bin/tsc`;
 
-/** Compiles the drivers (once per call) and imports the compiled module. */
-export async function compiledLatencyDrivers(): Promise<LatencyDrivers> {
-  const outDir = `${REPO}node_modules/.cache/execrx-bench-clients/${process.pid}`;
+/** Compiles the drivers (once per call) with `variant`'s twins and imports the compiled module. */
+export async function compiledLatencyDrivers(
+  variant: PlainVariant = [],
+): Promise<LatencyDrivers> {
+  const pidDir = `${REPO}node_modules/.cache/execrx-bench-clients/${process.pid}`;
+  const outDir = `${pidDir}/${variantLabel(variant)}`;
   await mkdir(outDir, { recursive: true });
-  process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
+  process.once('exit', () => rmSync(pidDir, { recursive: true, force: true }));
   const project = `${outDir}/tsconfig.json`;
   await writeFile(
     project,
@@ -44,6 +50,7 @@ export async function compiledLatencyDrivers(): Promise<LatencyDrivers> {
       resolve(error ? stdout || error.message : undefined),
     ),
   );
+  await overlayPlainTwins(`${outDir}/src`, variant);
   const entry = `${outDir}/bench/support/latencyDrivers.js`;
   try {
     return (await import(pathToFileURL(entry).href)) as LatencyDrivers;

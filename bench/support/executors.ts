@@ -14,11 +14,16 @@
  * esbuild keeps function names, so every closure goes through a `__name` helper).
  * `EXECRX_BENCH_SERVE_FLAGS` adds flags to `execrx serve`, e.g. `--no-warm-up` to see what the
  * warm-up (src/server/warmUp.ts) is worth.
+ *
+ * A `PlainVariant` (bench/support/plainTwins.ts) builds a second copy with chosen fast paths
+ * replaced by their plain twins, so that one run can compare the two side by side;
+ * `packageBin(variant)` gives that copy's `bin/execrx.js` for CLI-level benchmarks.
  */
 import { spawn, execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { overlayPlainTwins, variantLabel, type PlainVariant } from './plainTwins.js';
 import {
   startCodexExecServer,
   type RunningExecServer,
@@ -29,7 +34,6 @@ export type { RunningExecServer };
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const SERVE_TS = fileURLToPath(new URL('./serveTsExecutor.ts', import.meta.url));
-const PACKAGE_DIR = `${REPO}node_modules/.cache/execrx-bench/${process.pid}`;
 const TSC = `${REPO}node_modules/typescript/bin/tsc`;
 const BUNDLE_CLI = `${REPO}scripts/bundle-cli.mjs`;
 const SERVE_ARGS = [
@@ -39,11 +43,19 @@ const SERVE_ARGS = [
   ...(process.env.EXECRX_BENCH_SERVE_FLAGS ?? '').split(' ').filter(Boolean),
 ];
 
-let built: Promise<string> | undefined;
+const built = new Map<string, Promise<string>>();
 
-/** Lays out the package copy (once per process) and returns the path of its `bin/execrx.js`. */
-function buildPackage(): Promise<string> {
-  built ??= (async () => {
+/**
+ * Lays out the package copy for `variant` (once per process and variant) and returns the path
+ * of its `bin/execrx.js`.
+ */
+export function packageBin(variant: PlainVariant = []): Promise<string> {
+  const label = variantLabel(variant);
+  const PID_DIR = `${REPO}node_modules/.cache/execrx-bench/${process.pid}`;
+  const PACKAGE_DIR = `${PID_DIR}/${label}`;
+  const existing = built.get(label);
+  if (existing) return existing;
+  const building = (async () => {
     await rm(PACKAGE_DIR, { recursive: true, force: true });
     await mkdir(`${PACKAGE_DIR}/bin`, { recursive: true });
     await copyFile(`${REPO}bin/execrx.js`, `${PACKAGE_DIR}/bin/execrx.js`);
@@ -67,6 +79,7 @@ function buildPackage(): Promise<string> {
         () => resolve(),
       ),
     );
+    await overlayPlainTwins(`${PACKAGE_DIR}/dist`, variant);
     // bin/execrx.js loads the bundled CLI, as in the built package.
     await new Promise<void>((resolve) =>
       execFile(process.execPath, [BUNDLE_CLI, PACKAGE_DIR], { cwd: REPO }, () => resolve()),
@@ -74,18 +87,24 @@ function buildPackage(): Promise<string> {
     if (!existsSync(`${PACKAGE_DIR}/dist/cli/main.bundle.js`))
       throw new Error(`building the execrx CLI into ${PACKAGE_DIR} failed`);
     // The copy is only needed while this benchmark runs.
-    process.once('exit', () => rmSync(PACKAGE_DIR, { recursive: true, force: true }));
+    process.once('exit', () => rmSync(PID_DIR, { recursive: true, force: true }));
     return `${PACKAGE_DIR}/bin/execrx.js`;
   })();
-  return built;
+  built.set(label, building);
+  return building;
 }
 
-/** Starts `execrx serve` (compiled; from source with EXECRX_BENCH_FROM_SOURCE=1). */
-export async function startTsExecutorProcess(): Promise<RunningExecServer> {
+/**
+ * Starts `execrx serve` (compiled, with `variant`'s plain twins swapped in; from source with
+ * EXECRX_BENCH_FROM_SOURCE=1, which ignores the variant).
+ */
+export async function startTsExecutorProcess(
+  variant: PlainVariant = [],
+): Promise<RunningExecServer> {
   const args =
     process.env.EXECRX_BENCH_FROM_SOURCE === '1'
       ? ['--import', 'tsx', SERVE_TS, ...SERVE_ARGS]
-      : [await buildPackage(), ...SERVE_ARGS];
+      : [await packageBin(variant), ...SERVE_ARGS];
   return startNodeServer(args, 'execrx serve');
 }
 
