@@ -9,7 +9,8 @@
  *   process): the Noise handshake (WebSocket open + hybrid IK, p50 of HANDSHAKES) and a
  *   16 MiB stdout stream (`head -c 16777216 /dev/zero`, best of RUNS) through the encrypted
  *   channel, from Node (node:crypto) and from headless Chromium (@noble/*, records opened by
- *   WebCrypto), alternating.
+ *   WebCrypto), alternating. Chromium runs with no DevTools client attached
+ *   (spec/browser/support/taskPage.ts says why), as a user's browser does.
  *   Target: Chromium's throughput ≥ 0.5x Node's.
  *
  * Run: `npm run build && npx tsx bench/browser-bundle.ts` (`--sizes-only` skips Chromium).
@@ -23,8 +24,7 @@ import { NoiseChannelIdentity } from '../src/noise/index.js';
 import type { NoiseRendezvousConnectBundle } from '../src/registry/index.js';
 import { connectNoiseHarness } from '../src/transport/noiseHarnessTransport.js';
 import { killRunningClis, startCli } from '../spec/cli/support/runCli.js';
-import { serveBundlePage } from '../spec/browser/support/bundlePage.js';
-import { openChromium } from '../spec/browser/support/chromium.js';
+import { openTaskPage } from '../spec/browser/support/taskPage.js';
 import { summarize } from './support/stats.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
@@ -157,20 +157,22 @@ export { connectWebSocket } from './src/transport/webSocketTransport.js';`,
     >),
     harnessKeyAuthorization: 'bench',
   } as NoiseRendezvousConnectBundle;
-  const browser = await openChromium();
-  const pageServer = await serveBundlePage();
+  const browser = await openTaskPage<
+    { bundle: NoiseRendezvousConnectBundle; handshakeCount: number; streamBytes: number },
+    { handshakes: number[]; mbPerSecond: number }
+  >(BROWSER_MEASURE);
   try {
-    await browser.page.goto(pageServer.url);
-    await browser.page.waitForFunction(() => 'execrx' in window);
     const node = { handshakes: [] as number[], mb: [] as number[] };
     const chromium = { handshakes: [] as number[], mb: [] as number[] };
     for (let run = 0; run < RUNS; run++) {
       const n = await measureNode(bundle);
       node.handshakes.push(...n.handshakes);
       node.mb.push(n.mbPerSecond);
-      const c = (await browser.page.evaluate(
-        `(${BROWSER_MEASURE})(${JSON.stringify({ bundle, handshakeCount: HANDSHAKES, streamBytes: STREAM_BYTES })})`,
-      )) as { handshakes: number[]; mbPerSecond: number };
+      const c = await browser.run({
+        bundle,
+        handshakeCount: HANDSHAKES,
+        streamBytes: STREAM_BYTES,
+      });
       chromium.handshakes.push(...c.handshakes);
       chromium.mb.push(c.mbPerSecond);
     }
@@ -191,7 +193,6 @@ export { connectWebSocket } from './src/transport/webSocketTransport.js';`,
     );
   } finally {
     await browser.close();
-    await pageServer.close();
     await killRunningClis();
   }
 }
