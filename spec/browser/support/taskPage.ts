@@ -99,6 +99,9 @@ for (;;) {
     { stdio: 'ignore' },
   );
   const exited = new Promise<void>((resolve) => chromium.once('exit', () => resolve()));
+  chromium.once('exit', (code, signal) =>
+    settle?.({ error: `Chromium exited (${code ?? signal}) before giving a result` }),
+  );
 
   return {
     run(task, timeoutMs = 120_000) {
@@ -120,15 +123,32 @@ for (;;) {
     async close() {
       give(JSON.stringify({ stop: true }));
       chromium.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      await Promise.race([exited, sleep(10_000)]);
       if (chromium.exitCode === null && chromium.signalCode === null) {
         chromium.kill('SIGKILL');
         await exited;
       }
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      // Chromium's helper processes may still be writing to the profile for a moment.
-      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+      await removeProfile(profile);
     },
   };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Chromium's helper processes may still write to the profile for a moment after it exits. */
+async function removeProfile(profile: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(profile, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if (attempt === 20) {
+        console.warn(`could not remove the Chromium profile ${profile}: ${String(error)}`);
+        return;
+      }
+      await sleep(250);
+    }
+  }
 }
