@@ -15,6 +15,7 @@
  *
  * Run: `npm run build && npx tsx bench/browser-bundle.ts` (`--sizes-only` skips Chromium).
  */
+import { loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { firstValueFrom, type Observable } from 'rxjs';
@@ -157,6 +158,7 @@ export { connectWebSocket } from './src/transport/webSocketTransport.js';`,
     >),
     harnessKeyAuthorization: 'bench',
   } as NoiseRendezvousConnectBundle;
+  const loadBefore = loadavg()[0]!.toFixed(2);
   const browser = await openTaskPage<
     { bundle: NoiseRendezvousConnectBundle; handshakeCount: number; streamBytes: number },
     { handshakes: number[]; mbPerSecond: number }
@@ -181,6 +183,7 @@ export { connectWebSocket } from './src/transport/webSocketTransport.js';`,
     const nodeMb = Math.max(...node.mb);
     const chromiumMb = Math.max(...chromium.mb);
     console.log('');
+    console.log(`load average (1 min) ${loadBefore} before, ${loadavg()[0]!.toFixed(2)} after`);
     console.log(
       `direct Noise executor, ${RUNS} alternating runs      Node   Chromium   Chromium/Node`,
     );

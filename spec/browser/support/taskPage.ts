@@ -9,12 +9,11 @@
  * server and posts the results back; Chromium is started on the page's URL and stopped by pid.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BROWSER_BUNDLE } from './bundlePage.js';
+import { BROWSER_BUNDLE, serveBundlePage } from './bundlePage.js';
 import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 
 export interface TaskPage<Task, Result> {
@@ -31,8 +30,7 @@ export async function openTaskPage<Task, Result>(
   taskSource: string,
   bundlePath = BROWSER_BUNDLE,
 ): Promise<TaskPage<Task, Result>> {
-  const bundle = readFileSync(bundlePath);
-  const page = `<!doctype html><meta charset="utf-8"><title>execrx tasks</title>
+  const html = `<!doctype html><meta charset="utf-8"><title>execrx tasks</title>
 <script type="module">
 import * as execrx from './execrx.js';
 window.execrx = execrx;
@@ -62,40 +60,37 @@ for (;;) {
     waitingPage = undefined;
   };
 
-  const server = createServer((request, response) => {
-    if (request.url === '/execrx.js') {
-      response.writeHead(200, { 'content-type': 'text/javascript' });
-      response.end(bundle);
-    } else if (request.url === '/') {
-      response.writeHead(200, { 'content-type': 'text/html' });
-      response.end(page);
-    } else if (request.url === '/task') {
-      waitingPage = response;
-      if (queued !== undefined) {
-        const body = queued;
-        queued = undefined;
-        give(body);
+  const server = await serveBundlePage({
+    bundlePath,
+    html,
+    otherRoutes(request, response) {
+      if (request.url === '/task') {
+        waitingPage = response;
+        if (queued !== undefined) {
+          const body = queued;
+          queued = undefined;
+          give(body);
+        }
+        return true;
       }
-    } else if (request.url === '/result' && request.method === 'POST') {
-      let body = '';
-      request.setEncoding('utf8');
-      request.on('data', (text: string) => (body += text));
-      request.on('end', () => {
-        response.end();
-        settle?.(JSON.parse(body) as { result?: Result; error?: string });
-      });
-    } else {
-      response.writeHead(404);
-      response.end();
-    }
+      if (request.url === '/result' && request.method === 'POST') {
+        let body = '';
+        request.setEncoding('utf8');
+        request.on('data', (text: string) => (body += text));
+        request.on('end', () => {
+          response.end();
+          settle?.(JSON.parse(body) as { result?: Result; error?: string });
+        });
+        return true;
+      }
+      return false;
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   const profile = mkdtempSync(join(tmpdir(), 'execrx-chromium-'));
   const chromium: ChildProcess = spawn(
     CHROMIUM,
-    [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, `http://127.0.0.1:${port}/`],
+    [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, server.url],
     { stdio: 'ignore' },
   );
   const exited = new Promise<void>((resolve) => chromium.once('exit', () => resolve()));
@@ -128,8 +123,7 @@ for (;;) {
         chromium.kill('SIGKILL');
         await exited;
       }
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await removeProfile(profile);
     },
   };
