@@ -9,11 +9,13 @@
  *   process): the Noise handshake (WebSocket open + hybrid IK, p50 of HANDSHAKES) and a
  *   16 MiB stdout stream (`head -c 16777216 /dev/zero`, best of RUNS) through the encrypted
  *   channel, from Node (node:crypto) and from headless Chromium (@noble/*, records opened by
- *   WebCrypto), alternating.
+ *   WebCrypto), alternating. Chromium runs with no DevTools client attached
+ *   (spec/browser/support/taskPage.ts says why), as a user's browser does.
  *   Target: Chromium's throughput ≥ 0.5x Node's.
  *
  * Run: `npm run build && npx tsx bench/browser-bundle.ts` (`--sizes-only` skips Chromium).
  */
+import { loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { firstValueFrom, type Observable } from 'rxjs';
@@ -23,8 +25,7 @@ import { NoiseChannelIdentity } from '../src/noise/index.js';
 import type { NoiseRendezvousConnectBundle } from '../src/registry/index.js';
 import { connectNoiseHarness } from '../src/transport/noiseHarnessTransport.js';
 import { killRunningClis, startCli } from '../spec/cli/support/runCli.js';
-import { serveBundlePage } from '../spec/browser/support/bundlePage.js';
-import { openChromium } from '../spec/browser/support/chromium.js';
+import { openTaskPage } from '../spec/browser/support/taskPage.js';
 import { summarize } from './support/stats.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
@@ -157,20 +158,23 @@ export { connectWebSocket } from './src/transport/webSocketTransport.js';`,
     >),
     harnessKeyAuthorization: 'bench',
   } as NoiseRendezvousConnectBundle;
-  const browser = await openChromium();
-  const pageServer = await serveBundlePage();
+  const loadBefore = loadavg()[0]!.toFixed(2);
+  const browser = await openTaskPage<
+    { bundle: NoiseRendezvousConnectBundle; handshakeCount: number; streamBytes: number },
+    { handshakes: number[]; mbPerSecond: number }
+  >(BROWSER_MEASURE);
   try {
-    await browser.page.goto(pageServer.url);
-    await browser.page.waitForFunction(() => 'execrx' in window);
     const node = { handshakes: [] as number[], mb: [] as number[] };
     const chromium = { handshakes: [] as number[], mb: [] as number[] };
     for (let run = 0; run < RUNS; run++) {
       const n = await measureNode(bundle);
       node.handshakes.push(...n.handshakes);
       node.mb.push(n.mbPerSecond);
-      const c = (await browser.page.evaluate(
-        `(${BROWSER_MEASURE})(${JSON.stringify({ bundle, handshakeCount: HANDSHAKES, streamBytes: STREAM_BYTES })})`,
-      )) as { handshakes: number[]; mbPerSecond: number };
+      const c = await browser.run({
+        bundle,
+        handshakeCount: HANDSHAKES,
+        streamBytes: STREAM_BYTES,
+      });
       chromium.handshakes.push(...c.handshakes);
       chromium.mb.push(c.mbPerSecond);
     }
@@ -179,6 +183,7 @@ export { connectWebSocket } from './src/transport/webSocketTransport.js';`,
     const nodeMb = Math.max(...node.mb);
     const chromiumMb = Math.max(...chromium.mb);
     console.log('');
+    console.log(`load average (1 min) ${loadBefore} before, ${loadavg()[0]!.toFixed(2)} after`);
     console.log(
       `direct Noise executor, ${RUNS} alternating runs      Node   Chromium   Chromium/Node`,
     );
@@ -191,7 +196,6 @@ export { connectWebSocket } from './src/transport/webSocketTransport.js';`,
     );
   } finally {
     await browser.close();
-    await pageServer.close();
     await killRunningClis();
   }
 }

@@ -4,7 +4,7 @@
  * client from Chromium with `page.evaluate`.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -20,16 +20,25 @@ export interface BundlePage {
   close(): Promise<void>;
 }
 
-export async function serveBundlePage(bundlePath = BROWSER_BUNDLE): Promise<BundlePage> {
-  const bundle = readFileSync(bundlePath);
+export interface BundlePageOptions {
+  /** Default: the built `dist/browser/execrx.js`. */
+  readonly bundlePath?: string;
+  /** The HTML served at `/`; it must load `./execrx.js`. Default: the blank page above. */
+  readonly html?: string;
+  /** Answers any other request it recognises (returns true), else it gets a 404. */
+  readonly otherRoutes?: (request: IncomingMessage, response: ServerResponse) => boolean;
+}
+
+export async function serveBundlePage(options: BundlePageOptions = {}): Promise<BundlePage> {
+  const bundle = readFileSync(options.bundlePath ?? BROWSER_BUNDLE);
   const server = createServer((request, response) => {
     if (request.url === '/execrx.js') {
       response.writeHead(200, { 'content-type': 'text/javascript' });
       response.end(bundle);
     } else if (request.url === '/') {
       response.writeHead(200, { 'content-type': 'text/html' });
-      response.end(PAGE);
-    } else {
+      response.end(options.html ?? PAGE);
+    } else if (options.otherRoutes?.(request, response) !== true) {
       response.writeHead(404);
       response.end();
     }
