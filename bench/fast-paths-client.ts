@@ -20,12 +20,9 @@ import { elapsedMs, summarize } from './support/stats.js';
 
 /** Each client trick and the module(s) its plain twin replaces. */
 const TRICKS: readonly { readonly trick: string; readonly variant: PlainVariant }[] = [
-  { trick: 'hand-written JSON checks (zod parse)', variant: ['protocol/fastChecks'] },
-  { trick: 'plain-response path (classify)', variant: ['rpc/rpcConnection'] },
+  { trick: 'hand-written JSON checks (zod parse)', variant: ['protocol/fastpath/fastChecks'] },
+  { trick: 'plain-response path (classify)', variant: ['rpc/fastpath/plainResponse'] },
   { trick: 'callRouter direct call (operators)', variant: ['client/callRouter'] },
-  { trick: 'handshake Observable (timeout())', variant: ['client/sessionHandshake'] },
-  { trick: 'DirectSubject (Subject)', variant: ['transport/directSubject'] },
-  { trick: 'deadlineScheduler (asyncScheduler)', variant: ['transport/deadlineScheduler'] },
 ];
 
 interface Contender {
