@@ -22,7 +22,7 @@ import { elapsedMs, summarize } from './support/stats.js';
 const TRICKS: readonly { readonly trick: string; readonly variant: PlainVariant }[] = [
   { trick: 'hand-written JSON checks (zod parse)', variant: ['protocol/fastpath/fastChecks'] },
   { trick: 'plain-response path (classify)', variant: ['rpc/fastpath/plainResponse'] },
-  { trick: 'callRouter direct call (operators)', variant: ['client/callRouter'] },
+  { trick: 'callRouter direct call (operators)', variant: ['client/fastpath/directCall'] },
 ];
 
 interface Contender {

@@ -160,7 +160,11 @@ describe('fast checks against their plain twin (the schema, bench/plain/protocol
       ['isDirectory', 'isFile', 'isSymlink', 'size', 'createdAtMs', 'modifiedAtMs'],
     ],
     ['ProcessStartResult', ProcessStartResult, ['processId', 'sandboxType']],
-    ['ProcessOutputNotification', ProcessOutputNotification, ['processId', 'seq', 'stream', 'chunk']],
+    [
+      'ProcessOutputNotification',
+      ProcessOutputNotification,
+      ['processId', 'seq', 'stream', 'chunk'],
+    ],
     [
       'ProcessExitedNotification',
       ProcessExitedNotification,
@@ -168,15 +172,18 @@ describe('fast checks against their plain twin (the schema, bench/plain/protocol
     ],
     ['ProcessClosedNotification', ProcessClosedNotification, ['processId', 'seq']],
   ];
-  it.each(shapes)('%s: the same output as the twin for any record of its keys', (_, schema, keys) => {
-    const fast = fastCheckFor(schema)!;
-    const plain = plainCheckFor(schema)!;
-    const record = fc.dictionary(fc.constantFrom(...keys, 'extra'), fieldValue);
-    fc.assert(
-      fc.property(fc.oneof(record, fieldValue), (value) => {
-        expect(fast(value)).toEqual(plain(value));
-      }),
-      { numRuns: 3000 },
-    );
-  });
+  it.each(shapes)(
+    '%s: the same output as the twin for any record of its keys',
+    (_, schema, keys) => {
+      const fast = fastCheckFor(schema)!;
+      const plain = plainCheckFor(schema)!;
+      const record = fc.dictionary(fc.constantFrom(...keys, 'extra'), fieldValue);
+      fc.assert(
+        fc.property(fc.oneof(record, fieldValue), (value) => {
+          expect(fast(value)).toEqual(plain(value));
+        }),
+        { numRuns: 3000 },
+      );
+    },
+  );
 });
