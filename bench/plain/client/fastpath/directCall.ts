@@ -2,16 +2,12 @@
  * Plain twin of src/client/fastpath/directCall.ts (bench/support/plainTwins.ts): every call
  * takes the router's general chain.
  */
-import type { Observable, Subscriber } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { CallParams } from '../../../../src/client/callResults.js';
-import type { SessionLifecycle } from '../../../../src/client/sessionLifecycle.js';
+import type { DirectCallRouter } from '../../../../src/client/fastpath/directCall.js';
 import type { ClientMethod, ResultOf } from '../../../../src/protocol/methods.js';
 
-export interface DirectCallRouter {
-  readonly lifecycle: SessionLifecycle;
-  readonly pending: Set<Subscriber<unknown>>;
-  noticeDeadRpc(): void;
-}
+export type { DirectCallRouter };
 
 export function directCall<M extends ClientMethod>(
   _router: DirectCallRouter,
