@@ -120,8 +120,8 @@ export class RpcConnection {
   }
 
   /**
-   * `request` without the Observable, for callers on the hot path that already own a
-   * subscriber: sends now and reports to `observer` (synchronously `error` when the connection
+   * `request` without the Observable, for a caller that already owns a subscriber (the
+   * client's direct call path, src/client/fastpath/directCall.ts): sends now and reports to `observer` (synchronously `error` when the connection
    * is closed or full). Returns the id to `forget` when the caller stops waiting.
    */
   start(method: string, params: unknown, observer: RpcResponseObserver): number | undefined {
