@@ -8,11 +8,11 @@
  * `tsc` compiles `latencyDrivers.ts` and everything it imports (our `src/` and the
  * hand-written client) into `node_modules/.cache/execrx-bench-clients/<pid>/`, removed at exit.
  * With a `PlainVariant` (bench/support/plainTwins.ts), the chosen fast paths of `src/` are
- * replaced by their plain twins in that copy.
+ * replaced by their plain twins in a copy of that build.
  */
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync, rmSync } from 'node:fs';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { overlayPlainTwins, variantLabel, type PlainVariant } from './plainTwins.js';
 
@@ -21,12 +21,28 @@ type LatencyDrivers = typeof import('./latencyDrivers.js');
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = `${REPO}node_modules/typescript/bin/tsc`;
 
-/** Compiles the drivers (once per call) with `variant`'s twins and imports the compiled module. */
+/** The shipped build, compiled once per process; each variant is a copy of it. */
+let compiled: Promise<string> | undefined;
+
+/** Compiles the drivers (once per process) with `variant`'s twins and imports the compiled module. */
 export async function compiledLatencyDrivers(
   variant: PlainVariant = [],
 ): Promise<LatencyDrivers> {
   const pidDir = `${REPO}node_modules/.cache/execrx-bench-clients/${process.pid}`;
-  const outDir = `${pidDir}/${variantLabel(variant)}`;
+  const fastDir = await (compiled ??= compileDrivers(pidDir));
+  const outDir = variant.length === 0 ? fastDir : `${pidDir}/${variantLabel(variant)}`;
+  if (variant.length > 0) {
+    await cp(fastDir, outDir, { recursive: true });
+    await overlayPlainTwins(`${outDir}/src`, variant);
+  }
+  return (await import(
+    pathToFileURL(`${outDir}/bench/support/latencyDrivers.js`).href
+  )) as LatencyDrivers;
+}
+
+/** Runs tsc on the drivers into `<pidDir>/fast`; returns that directory. */
+async function compileDrivers(pidDir: string): Promise<string> {
+  const outDir = `${pidDir}/${variantLabel([])}`;
   await mkdir(outDir, { recursive: true });
   process.once('exit', () => rmSync(pidDir, { recursive: true, force: true }));
   const project = `${outDir}/tsconfig.json`;
@@ -50,11 +66,8 @@ export async function compiledLatencyDrivers(
       resolve(error ? stdout || error.message : undefined),
     ),
   );
-  await overlayPlainTwins(`${outDir}/src`, variant);
-  const entry = `${outDir}/bench/support/latencyDrivers.js`;
-  try {
-    return (await import(pathToFileURL(entry).href)) as LatencyDrivers;
-  } catch (error) {
-    throw new Error(`compiling the benchmark clients failed: ${failure ?? String(error)}`);
+  if (!existsSync(`${outDir}/bench/support/latencyDrivers.js`)) {
+    throw new Error(`compiling the benchmark clients failed: ${failure ?? 'no output'}`);
   }
+  return outDir;
 }

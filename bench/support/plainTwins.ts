@@ -10,11 +10,13 @@
  * A variant is a list of module paths relative to `src/`, without extension, e.g.
  * `['server/fastpath/notificationText']`. Each twin is bundled by esbuild (npm packages stay
  * external) and written over the compiled `<srcOut>/<module>.js`, so every importer of the fast
- * module gets the twin.
+ * module gets the twin. A twin's imports of `src/` stay imports of the compiled modules beside
+ * it (not bundled copies), so classes such as the error hierarchy keep one identity.
  */
 import { existsSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -48,6 +50,7 @@ export async function overlayPlainTwins(srcOut: string, variant: PlainVariant): 
     if (!existsSync(compiled)) throw new Error(`no compiled fast module at ${compiled}`);
     await build({
       entryPoints: [twin],
+      plugins: [compiledSourceImports(srcOut, dirname(compiled))],
       outfile: compiled,
       allowOverwrite: true,
       bundle: true,
@@ -58,4 +61,20 @@ export async function overlayPlainTwins(srcOut: string, variant: PlainVariant): 
       logLevel: 'warning',
     });
   }
+}
+
+/** Resolves a twin's relative imports of `src/…` to the compiled module under `srcOut`, external. */
+function compiledSourceImports(srcOut: string, compiledDir: string): Plugin {
+  const sourceRoot = `${REPO}src/`;
+  return {
+    name: 'compiled-source-imports',
+    setup(builder) {
+      builder.onResolve({ filter: /^\./ }, (args) => {
+        const target = resolve(args.resolveDir, args.path);
+        if (!target.startsWith(sourceRoot)) return undefined;
+        const path = relative(compiledDir, `${srcOut}/${target.slice(sourceRoot.length)}`);
+        return { path: path.startsWith('.') ? path : `./${path}`, external: true };
+      });
+    },
+  };
 }

@@ -36,11 +36,12 @@ import {
   TimeoutError,
   isTransportClosed,
 } from '../protocol/errors.js';
-import { METHODS, type ClientMethod, type ParamsOf, type ResultOf } from '../protocol/methods.js';
+import type { ClientMethod, ParamsOf, ResultOf } from '../protocol/methods.js';
 import type { RpcConnection } from '../rpc/rpcConnection.js';
 import { formatDuration } from '../transport/formatDuration.js';
 import type { SessionLifecycle } from './sessionLifecycle.js';
-import { decodeResult } from './wireDecode.js';
+import { buildParams, decodeResultOf, mapCallError, type CallParams } from './callResults.js';
+import { directCall, type DirectCallRouter } from './fastpath/directCall.js';
 
 export type RecoveryMode = 'wait' | 'failFast' | 'resend';
 
@@ -58,8 +59,7 @@ export interface CallOptions {
   readonly replaceTransportOnTimeout?: boolean;
 }
 
-/** Params of a call, or a function building them when the request is sent. */
-export type CallParams<M extends ClientMethod> = ParamsOf<M> | (() => ParamsOf<M>);
+export type { CallParams } from './callResults.js';
 
 /** What the router needs from its session. */
 export interface CallRouterHost {
@@ -70,7 +70,7 @@ export interface CallRouterHost {
   transportLost(rpc: RpcConnection, reason: ExecServerError): void;
 }
 
-export class CallRouter {
+export class CallRouter implements DirectCallRouter {
   /**
    * The subscriber of each call whose answer has not reached its caller yet — including one
    * the RPC layer already routed out of its own pending table — failed once with the terminal
@@ -78,10 +78,16 @@ export class CallRouter {
    * routed twins of spec/environment/retirementOrder.spec.ts fail without it, since closing
    * the connection only rejects what is still in the RPC layer's table.
    * A set rather than a Subject: adding and removing one per call is cheaper than a subscription.
+   * @internal Shared with src/client/fastpath/directCall.ts only.
    */
-  private readonly pending = new Set<Subscriber<unknown>>();
+  readonly pending = new Set<Subscriber<unknown>>();
 
   constructor(private readonly host: CallRouterHost) {}
+
+  /** @internal The session's lifecycle (src/client/fastpath/directCall.ts reads it). */
+  get lifecycle(): SessionLifecycle {
+    return this.host.lifecycle;
+  }
 
   /** Sends `method` with `params`; emits the decoded result once. Cold. */
   call<M extends ClientMethod>(
@@ -89,15 +95,28 @@ export class CallRouter {
     params: CallParams<M>,
     options: CallOptions = {},
   ): Observable<ResultOf<M>> {
-    const mapError = options.mapError ?? identity;
     if ((options.recovery ?? 'wait') === 'wait' && options.timeoutMs === undefined) {
-      return this.direct(method, params, mapError);
+      return directCall(this, method, params, options.mapError ?? identity, () =>
+        this.chain(method, params, options),
+      );
     }
+    return this.chain(method, params, options);
+  }
+
+  /**
+   * @internal The general path of a call, as operators: wait for (or fail without) a live
+   * transport as `options` say, send, decode, guard with the session's end.
+   */
+  chain<M extends ClientMethod>(
+    method: M,
+    params: CallParams<M>,
+    options: CallOptions,
+  ): Observable<ResultOf<M>> {
     return this.guard(
       defer(() => this.routed(method, params, options)).pipe(
         map((raw) => decodeResultOf(method, raw)),
       ),
-      mapError,
+      options.mapError ?? identity,
     );
   }
 
@@ -115,47 +134,6 @@ export class CallRouter {
     const aborts = [...this.pending];
     this.pending.clear();
     for (const abort of aborts) abort.error(error);
-  }
-
-  /** The connected case without an operator chain: this is every call's path. */
-  private direct<M extends ClientMethod>(
-    method: M,
-    params: CallParams<M>,
-    mapError: (error: unknown) => unknown,
-  ): Observable<ResultOf<M>> {
-    const lifecycle = this.host.lifecycle;
-    return new Observable<ResultOf<M>>((subscriber) => {
-      if (lifecycle.terminalError) {
-        subscriber.error(lifecycle.terminalError);
-        return undefined;
-      }
-      this.noticeDeadRpc();
-      const rpc = lifecycle.liveRpc;
-      if (rpc === undefined) {
-        return this.guardWith(
-          this.awaitLive().pipe(
-            switchMap((live) => live.request(method, build(params))),
-            map((raw) => decodeResultOf(method, raw)),
-          ),
-          mapError,
-          true,
-        ).subscribe(subscriber);
-      }
-      let built: ParamsOf<M>;
-      try {
-        built = build(params);
-      } catch (error) {
-        subscriber.error(mapCallError(error));
-        return undefined;
-      }
-      this.pending.add(subscriber);
-      const observer = new CallObserver(lifecycle, method, mapError, subscriber);
-      const id = rpc.start(method, built, observer);
-      return () => {
-        this.pending.delete(subscriber);
-        if (id !== undefined) rpc.forget(id, observer);
-      };
-    });
   }
 
   /** The raw answer of a call with options, sent on the transport its mode allows. */
@@ -187,12 +165,12 @@ export class CallRouter {
     };
     switch (options.recovery ?? 'wait') {
       case 'failFast':
-        return send(this.liveNow(), build(params));
+        return send(this.liveNow(), buildParams(params));
       case 'wait':
-        return this.awaitLive().pipe(switchMap((rpc) => send(rpc, build(params))));
+        return this.awaitLive().pipe(switchMap((rpc) => send(rpc, buildParams(params))));
       case 'resend': {
         // Built once: a re-sent request carries the same params (and `writeId`).
-        const sent = build(params);
+        const sent = buildParams(params);
         const attempt = (): Observable<unknown> =>
           this.awaitLive().pipe(
             switchMap((rpc) =>
@@ -253,7 +231,8 @@ export class CallRouter {
     return rpc;
   }
 
-  private noticeDeadRpc(): void {
+  /** @internal Records the loss of a live transport whose connection already closed. */
+  noticeDeadRpc(): void {
     const rpc = this.host.lifecycle.liveRpc;
     if (rpc?.isClosed) {
       this.host.transportLost(rpc, new DisconnectedError(DisconnectReason.transportDisconnected));
@@ -314,64 +293,6 @@ export function requestOn<M extends ClientMethod>(
   return rpc.request(method, params).pipe(map((raw) => decodeResultOf(method, raw)));
 }
 
-/** A result decoded with the method table's schema for `method`. */
-function decodeResultOf<M extends ClientMethod>(method: M, raw: unknown): ResultOf<M> {
-  return decodeResult(method, METHODS[method].result, raw) as ResultOf<M>;
-}
-
-function build<M extends ClientMethod>(params: CallParams<M>): ParamsOf<M> {
-  return typeof params === 'function' ? (params as () => ParamsOf<M>)() : params;
-}
-
 function identity<T>(value: T): T {
   return value;
-}
-
-/** Every transport-closed error becomes `exec-server transport disconnected` (spec §11.3). */
-function mapCallError(error: unknown): unknown {
-  if (
-    isTransportClosed(error) &&
-    !(error instanceof DisconnectedError && error.message === DisconnectReason.recovering)
-  ) {
-    return new DisconnectedError(DisconnectReason.transportDisconnected, { cause: error });
-  }
-  return error;
-}
-
-/**
- * The response observer of one connected call: a class, so a call allocates one object instead
- * of a closure per callback. A result that arrives after the session ended is an error
- * (spec/environment/retirementOrder.spec.ts).
- */
-class CallObserver<M extends ClientMethod> {
-  constructor(
-    private readonly lifecycle: SessionLifecycle,
-    private readonly method: M,
-    private readonly mapError: (error: unknown) => unknown,
-    private readonly subscriber: Subscriber<ResultOf<M>>,
-  ) {}
-
-  next(raw: unknown): void {
-    const terminal = this.lifecycle.terminalError;
-    if (terminal) {
-      this.subscriber.error(terminal);
-      return;
-    }
-    let value: ResultOf<M>;
-    try {
-      value = decodeResultOf(this.method, raw);
-    } catch (error) {
-      this.subscriber.error(error);
-      return;
-    }
-    this.subscriber.next(value);
-  }
-
-  error(error: unknown): void {
-    this.subscriber.error(this.lifecycle.terminalError ?? mapCallError(this.mapError(error)));
-  }
-
-  complete(): void {
-    this.subscriber.complete();
-  }
 }

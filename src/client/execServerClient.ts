@@ -3,7 +3,7 @@
  * filesystem, HTTP and environment metadata — possibly spanning several transports through
  * `resume()`. The lifecycle layer above decides when to reconnect, resume, retire or fail.
  */
-import { Observable, defer, map, of, throwError, type SchedulerLike } from 'rxjs';
+import { Observable, defer, finalize, map, of, throwError, type SchedulerLike } from 'rxjs';
 import {
   ConnectError,
   DisconnectedError,
@@ -104,8 +104,7 @@ export class ExecServerClient {
     transport: Transport,
     options: ExecServerClientOptions,
   ): Observable<ExecServerClient> {
-    // One observable rather than `defer`/`map`/`finalize`: connect is on every session's path.
-    return new Observable<ExecServerClient>((subscriber) => {
+    return defer(() => {
       const core = new SessionCore({
         clientName: options.clientName,
         initializeTimeoutMs: options.initializeTimeoutMs ?? INITIALIZE_TIMEOUT_MS,
@@ -118,31 +117,21 @@ export class ExecServerClient {
       const resumeSessionId = options.resumeSessionId ?? null;
       const rpc = core.openRpc(transport);
       let installed = false;
-      const handshake = core.handshake(rpc, resumeSessionId).subscribe({
-        next: (result) => {
-          let client: ExecServerClient;
-          try {
-            if (resumeSessionId !== null && result.sessionId !== resumeSessionId) {
-              throw new ProtocolError(
-                `exec-server initialized an unexpected session ${result.sessionId}`,
-              );
-            }
-            core.establish(rpc, result);
-            installed = true;
-            client = new ExecServerClient(core);
-          } catch (error) {
-            subscriber.error(error);
-            return;
+      return core.handshake(rpc, resumeSessionId).pipe(
+        map((result) => {
+          if (resumeSessionId !== null && result.sessionId !== resumeSessionId) {
+            throw new ProtocolError(
+              `exec-server initialized an unexpected session ${result.sessionId}`,
+            );
           }
-          subscriber.next(client);
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-      return () => {
-        handshake.unsubscribe();
-        if (!installed) rpc.close();
-      };
+          core.establish(rpc, result);
+          installed = true;
+          return new ExecServerClient(core);
+        }),
+        finalize(() => {
+          if (!installed) rpc.close();
+        }),
+      );
     });
   }
 

@@ -50,25 +50,38 @@ export interface SessionCoreOptions {
 export class SessionCore {
   readonly lifecycle = new SessionLifecycle();
   readonly calls: CallRouter;
-  readonly notifications: NotificationRouter;
-  private readonly disconnects = new Subject<DisconnectedError>();
+  // Made on first use (many sessions never see a notification or watch `disconnected$`).
+  private notificationRouter: NotificationRouter | undefined;
+  private disconnects: Subject<DisconnectedError> | undefined;
   private established: HandshakeResult | undefined;
   private environmentInfo: EnvironmentInfo | undefined;
 
   constructor(readonly options: SessionCoreOptions) {
-    this.notifications = new NotificationRouter({
-      policy: options.handleNetworkPolicyRequest,
-      policyTimeoutMs: options.networkPolicyTimeoutMs,
-      scheduler: options.scheduler,
-      dropReason: () =>
-        this.lifecycle.terminalError?.message ?? DisconnectReason.transportDisconnected,
-    });
     this.calls = new CallRouter({
       lifecycle: this.lifecycle,
       scheduler: options.scheduler,
       recovery: options.recovery,
       transportLost: (rpc, reason) => this.onTransportLost(rpc, reason),
     });
+  }
+
+  /**
+   * Process events, HTTP bodies and the executor's own requests of this session. Made on
+   * first use; made after the session ended, it starts ended too (`terminate` step 3).
+   */
+  get notifications(): NotificationRouter {
+    if (this.notificationRouter === undefined) {
+      this.notificationRouter = new NotificationRouter({
+        policy: this.options.handleNetworkPolicyRequest,
+        policyTimeoutMs: this.options.networkPolicyTimeoutMs,
+        scheduler: this.options.scheduler,
+        dropReason: () =>
+          this.lifecycle.terminalError?.message ?? DisconnectReason.transportDisconnected,
+      });
+      const terminal = this.lifecycle.terminalError;
+      if (terminal) this.notificationRouter.failAll(terminal);
+    }
+    return this.notificationRouter;
   }
 
   /** The executor's session id (stable across resume); empty before the handshake. */
@@ -78,6 +91,10 @@ export class SessionCore {
 
   /** Each transport loss, with its reason; completes when the session ends. */
   get disconnected$(): Observable<DisconnectedError> {
+    if (this.disconnects === undefined) {
+      this.disconnects = new Subject();
+      if (this.lifecycle.terminalError) this.disconnects.complete();
+    }
     return this.disconnects.asObservable();
   }
 
@@ -169,8 +186,8 @@ export class SessionCore {
     this.calls.abortAll(error);
     ended.rpc?.close(error);
     // 3. Then process handles and HTTP body streams.
-    this.notifications.failAll(error);
-    this.disconnects.complete();
+    this.notificationRouter?.failAll(error);
+    this.disconnects?.complete();
   }
 
   private dispatch(rpc: RpcConnection, notification: JsonRpcNotification): void {
@@ -196,13 +213,13 @@ export class SessionCore {
             cause: reason,
           });
     if (!this.lifecycle.lose(rpc, error)) return;
-    this.disconnects.next(error);
+    this.disconnects?.next(error);
     if (!this.options.recovery) {
       this.terminate('failed', error);
       return;
     }
     // Body streams never survive a transport loss (spec §14.2 step 2).
-    this.notifications.failHttpStreams(error);
+    this.notificationRouter?.failHttpStreams(error);
     this.lifecycle.recover();
   }
 }

@@ -4,11 +4,10 @@
  * ("timed out waiting for exec-server initialize handshake after 10s"). Only the first answer
  * is timed. Guarded by spec/client/execServerClient.spec.ts ("connect").
  */
-import { Observable, type SchedulerLike } from 'rxjs';
+import { map, tap, throwError, timeout, type Observable, type SchedulerLike } from 'rxjs';
 import { JsonError, TimeoutError } from '../protocol/errors.js';
 import { METHODS } from '../protocol/methods.js';
 import type { RpcConnection } from '../rpc/rpcConnection.js';
-import { deadlineScheduler } from '../transport/deadlineScheduler.js';
 import { formatDuration } from '../transport/formatDuration.js';
 import { decodeResult } from './wireDecode.js';
 
@@ -35,49 +34,21 @@ export function handshake(
   options: HandshakeOptions,
 ): Observable<HandshakeResult> {
   const budget = options.initializeTimeoutMs;
-  const scheduler = options.scheduler ?? deadlineScheduler;
-  const request = rpc.request('initialize', {
-    clientName: options.clientName,
-    resumeSessionId,
-  });
-  // One observable with a scheduled deadline rather than an operator chain: connect is on
-  // every session's path.
-  return new Observable<HandshakeResult>((subscriber) => {
-    const deadline = scheduler.schedule(() => {
-      inner.unsubscribe();
-      subscriber.error(
-        new TimeoutError(
-          `timed out waiting for exec-server initialize handshake after ${formatDuration(budget)}`,
+  return rpc.request('initialize', { clientName: options.clientName, resumeSessionId }).pipe(
+    timeout({
+      first: budget,
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+      with: () =>
+        throwError(
+          () =>
+            new TimeoutError(
+              `timed out waiting for exec-server initialize handshake after ${formatDuration(budget)}`,
+            ),
         ),
-      );
-    }, budget);
-    const inner = request.subscribe({
-      next: (raw) => {
-        deadline.unsubscribe();
-        let result: HandshakeResult;
-        try {
-          result = decodeHandshakeResult(raw);
-          rpc.notify('initialized', {});
-        } catch (error) {
-          subscriber.error(error);
-          return;
-        }
-        subscriber.next(result);
-      },
-      error: (error: unknown) => {
-        deadline.unsubscribe();
-        subscriber.error(error);
-      },
-      complete: () => {
-        deadline.unsubscribe();
-        subscriber.complete();
-      },
-    });
-    return () => {
-      deadline.unsubscribe();
-      inner.unsubscribe();
-    };
-  });
+    }),
+    map(decodeHandshakeResult),
+    tap(() => rpc.notify('initialized', {})),
+  );
 }
 
 /**

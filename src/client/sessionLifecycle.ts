@@ -35,7 +35,9 @@ export type SessionPhase =
 export class SessionLifecycle {
   private phase: SessionPhase = { kind: 'connecting' };
   // The public face starts at `connected`: a client is only handed out once installed.
-  private readonly published = new BehaviorSubject<SessionState>('connected');
+  private publicState: SessionState = 'connected';
+  // Made when `state$` is first watched; carries every later change.
+  private published: BehaviorSubject<SessionState> | undefined;
 
   get current(): SessionPhase {
     return this.phase;
@@ -43,11 +45,12 @@ export class SessionLifecycle {
 
   /** The public state now. */
   get state(): SessionState {
-    return this.published.value;
+    return this.publicState;
   }
 
   /** The public state now and on every change (never the same value twice in a row). */
   get state$(): Observable<SessionState> {
+    this.published ??= new BehaviorSubject(this.publicState);
     return this.published.asObservable();
   }
 
@@ -102,6 +105,8 @@ export class SessionLifecycle {
 
   /** The public state changes only when it differs. */
   private publish(state: SessionState): void {
-    if (this.published.value !== state) this.published.next(state);
+    if (this.publicState === state) return;
+    this.publicState = state;
+    this.published?.next(state);
   }
 }

@@ -1,11 +1,11 @@
 /**
  * Decoding of what the executor sends, against the method table's schemas: a mismatch is a
  * JsonError naming the method (spec/protocol.md §17.1). Hot shapes take the hand-written checks
- * of protocol/fastChecks.ts, which spec/protocol/fastChecks.spec.ts holds to the schemas.
+ * of protocol/fastpath/fastChecks.ts, which spec/protocol/fastpath/fastChecks.spec.ts holds to the schemas.
  */
 import type { z } from 'zod';
 import { JsonError } from '../protocol/errors.js';
-import { fastCheckFor } from '../protocol/fastChecks.js';
+import { fastCheckFor } from '../protocol/fastpath/fastChecks.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import { serverNotifications, type ServerNotification } from '../protocol/methods.js';
 

@@ -21,6 +21,7 @@ import {
 } from '../protocol/jsonrpc.js';
 import { errorMessage } from '../protocol/errorMessage.js';
 import type { Transport } from '../transport/transport.js';
+import { plainResponse } from './fastpath/plainResponse.js';
 
 /** `MAX_IN_FLIGHT_REGULAR_CALLS` (spec §18.1). */
 const DEFAULT_MAX_PENDING_REQUESTS = 1024;
@@ -119,8 +120,8 @@ export class RpcConnection {
   }
 
   /**
-   * `request` without the Observable, for callers on the hot path that already own a
-   * subscriber: sends now and reports to `observer` (synchronously `error` when the connection
+   * `request` without the Observable, for a caller that already owns a subscriber (the
+   * client's direct call path, src/client/fastpath/directCall.ts): sends now and reports to `observer` (synchronously `error` when the connection
    * is closed or full). Returns the id to `forget` when the caller stops waiting.
    */
   start(method: string, params: unknown, observer: RpcResponseObserver): number | undefined {
@@ -189,14 +190,13 @@ export class RpcConnection {
       );
       return;
     }
-    // Fast path for the most frequent message, a plain response: the same outcome as
-    // classifying it, without the schema pass (spec/rpc/rpcConnection.spec.ts matches responses
-    // by id either way; `bench/client-overhead.ts`, figures in docs/performance.md).
-    if (isPlainResponse(value)) {
-      const caller = this.pending.get(value.id);
+    // The most frequent message takes the fast path (src/rpc/fastpath/plainResponse.ts).
+    const response = plainResponse(value);
+    if (response !== undefined) {
+      const caller = this.pending.get(response.id);
       if (caller === undefined) return; // nobody waits for it (spec §2.1)
-      this.pending.delete(value.id);
-      caller.next(value.result);
+      this.pending.delete(response.id);
+      caller.next(response.result);
       caller.complete();
       return;
     }
@@ -312,13 +312,6 @@ export class RpcConnection {
     this.closed?.complete();
     this.transport.close();
   }
-}
-
-/** `{id: <integer>, result}` without `method`: what `classifyMessage` calls a response. */
-function isPlainResponse(value: unknown): value is { id: number; result: unknown } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const record = value as Record<string, unknown>;
-  return !('method' in record) && 'result' in record && Number.isInteger(record.id);
 }
 
 function pendingFailure(reason: ExecServerError): DisconnectedError {

@@ -1,11 +1,12 @@
 import { Observable, type Subscriber } from 'rxjs';
 
 /**
- * The hot source behind a transport's `incoming$`: like a `Subject`, but `next` hands the
- * value straight to each subscriber, and a subscriber that arrives after the end gets the end.
- * It behaves as a `Subject` for every subscriber a transport has
- * (spec/transport/directSubject.spec.ts); why it is not one is in docs/performance.md
- * ("Fast paths").
+ * The hot source behind the executor's accepted socket's `incoming$`
+ * (src/server/acceptedWebSocket.ts): like a `Subject`, but `next` hands the value straight to
+ * each subscriber, and a subscriber that arrives after the end gets the end. It behaves as a
+ * `Subject` for every subscriber a transport has (spec/transport/directSubject.spec.ts); why it
+ * is not one, and why the client's WebSocket transport uses a `Subject` again, is in
+ * docs/performance.md ("Fast paths").
  */
 export class DirectSubject<T> {
   /**

@@ -2,7 +2,7 @@
  * The plain WebSocket transport (spec/protocol.md §1.1): one JSON-RPC message per WebSocket
  * message, Text frames out, Text or Binary (UTF-8) frames in, pings answered by `ws` itself.
  */
-import { asyncScheduler, interval, Observable, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, interval, Observable, Subject, type SchedulerLike } from 'rxjs';
 import {
   ConnectError,
   DisconnectedError,
@@ -22,8 +22,6 @@ import {
   type WebSocketData,
   type WebSocketTlsOptions,
 } from '../platform/index.js';
-import { deadlineScheduler } from './deadlineScheduler.js';
-import { DirectSubject } from './directSubject.js';
 import { validateWebSocketHeaders } from './webSocketHeaders.js';
 import { webSocketMessageText } from './webSocketMessageText.js';
 import { errorMessage } from './errorMessage.js';
@@ -94,7 +92,7 @@ export function connectWebSocket(
   options: WebSocketConnectOptions = {},
 ): Observable<Transport> {
   const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const scheduler = options.scheduler ?? deadlineScheduler;
+  const scheduler = options.scheduler ?? asyncScheduler;
   return new Observable<Transport>((subscriber) => {
     let socket: PlatformWebSocket;
     const headers =
@@ -221,7 +219,7 @@ export function fromWebSocket(
 ): Transport {
   // A `ws` socket has every member of the seam's interface (its listener overloads are wider).
   const socket = webSocket as PlatformWebSocket;
-  const incoming = new DirectSubject<string>();
+  const incoming = new Subject<string>();
   let closedByUs = false;
   let finished = false;
   let lastError: Error | undefined;
@@ -282,7 +280,7 @@ export function fromWebSocket(
   }
 
   return {
-    incoming$: incoming.observable,
+    incoming$: incoming.asObservable(),
     send(message: string): void {
       if (finished || socket.readyState !== WEBSOCKET_OPEN) return;
       // At most 3 UTF-8 bytes per UTF-16 unit: most messages are one frame without counting.

@@ -1,13 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import type { z } from 'zod';
-import { fastCheckFor } from '../../src/protocol/fastChecks.js';
-import { FsGetMetadataResult } from '../../src/protocol/fs.js';
+import { fastCheckFor as plainCheckFor } from '../../../bench/plain/protocol/fastpath/fastChecks.js';
+import { fastCheckFor } from '../../../src/protocol/fastpath/fastChecks.js';
+import { FsGetMetadataResult } from '../../../src/protocol/fs.js';
 import {
   ProcessClosedNotification,
   ProcessExitedNotification,
   ProcessOutputNotification,
   ProcessStartResult,
-} from '../../src/protocol/process.js';
+} from '../../../src/protocol/process.js';
 
 /** `valid`, without each key, with extra keys, and with each key set to each of `wrongs`. */
 function variantsOf(valid: Record<string, unknown>, wrongs: readonly unknown[]): unknown[] {
@@ -138,4 +140,50 @@ describe('fast checks agree with their schemas', () => {
       decides,
     );
   });
+});
+
+/** A value of any of the kinds the fields of these shapes take, valid or not. */
+const fieldValue = fc.oneof(
+  fc.constantFrom(undefined, null, true, false, 0, -1, 1.5, 2 ** 53, -0, '', 'aGk=', 'aGk'),
+  fc.constantFrom('stdout', 'stderr', 'pty', 'none', 'linuxSeccomp', 'other', 'p1'),
+  fc.integer(),
+  fc.string({ maxLength: 8 }),
+  fc.base64String({ maxLength: 12 }),
+  fc.jsonValue({ maxDepth: 1 }),
+);
+
+describe('fast checks against their plain twin (the schema, bench/plain/protocol/fastpath)', () => {
+  const shapes: readonly [string, z.ZodType, readonly string[]][] = [
+    [
+      'FsGetMetadataResult',
+      FsGetMetadataResult,
+      ['isDirectory', 'isFile', 'isSymlink', 'size', 'createdAtMs', 'modifiedAtMs'],
+    ],
+    ['ProcessStartResult', ProcessStartResult, ['processId', 'sandboxType']],
+    [
+      'ProcessOutputNotification',
+      ProcessOutputNotification,
+      ['processId', 'seq', 'stream', 'chunk'],
+    ],
+    [
+      'ProcessExitedNotification',
+      ProcessExitedNotification,
+      ['processId', 'seq', 'exitCode', 'sandboxDenied'],
+    ],
+    ['ProcessClosedNotification', ProcessClosedNotification, ['processId', 'seq']],
+  ];
+  it.each(shapes)(
+    '%s: the same output as the twin for any record of its keys',
+    (_, schema, keys) => {
+      const fast = fastCheckFor(schema)!;
+      const plain = plainCheckFor(schema)!;
+      const record = fc.dictionary(fc.constantFrom(...keys, 'extra'), fieldValue);
+      fc.assert(
+        fc.property(fc.oneof(record, fieldValue), (value) => {
+          expect(fast(value)).toEqual(plain(value));
+        }),
+        { numRuns: 3000 },
+      );
+    },
+  );
 });

@@ -4,18 +4,19 @@
  * Contract: each check returns exactly what its schema's `parse` would (unknown keys dropped)
  * for a value the schema accepts, and undefined for anything else; callers then run the schema
  * for its error message. So a check can only make a call cheaper, never change what it
- * accepts. spec/protocol/fastChecks.spec.ts holds every check to its schema; why they exist
+ * accepts. spec/protocol/fastpath/fastChecks.spec.ts holds every check to its schema and to the plain
+ * twin (bench/plain/protocol/fastpath/fastChecks.ts); why they exist
  * (a cold zod pass) and what they save is in docs/performance.md ("Fast paths").
  */
 import type { z } from 'zod';
-import { FsGetMetadataResult } from './fs.js';
+import { FsGetMetadataResult } from '../fs.js';
 import {
   ProcessClosedNotification,
   ProcessExitedNotification,
   ProcessOutputNotification,
   ProcessStartResult,
-} from './process.js';
-import { isStandardBase64 } from './base64.js';
+} from '../process.js';
+import { isStandardBase64 } from '../base64.js';
 
 type FastCheck = (value: unknown) => unknown;
 
