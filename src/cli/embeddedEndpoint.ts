@@ -1,4 +1,4 @@
-/** `--embedded`: an endpoint of `execrx run` and friends (see endpoint.ts). */
+/** No target option: an executor embedded in this process, as an endpoint of `execrx run` and friends (see endpoint.ts). */
 import { of } from 'rxjs';
 import { noiseRendezvous } from '../environment/transportParams.js';
 import { NoiseChannelIdentity } from '../noise/index.js';

@@ -6,8 +6,8 @@
  * environment layer's.
  *
  * Each kind but the plain URL lives in its own module, loaded when chosen: the bundled CLI
- * (scripts/bundle-cli.mjs) then loads the Noise channel only for a registry or an embedded
- * executor, and the executor only for an embedded or local one.
+ * (scripts/bundle-cli.mjs) then loads the executor only for an embedded or local one, and
+ * the registry's HTTP client only for a registry.
  */
 import type { Observable } from 'rxjs';
 import type { ExecServerClient } from '../client/index.js';
