@@ -16,6 +16,7 @@
  * Usage: `node scripts/bundle-cli.mjs [packageDir]` (default: this package), after `tsc`.
  */
 import { build } from 'esbuild';
+import { realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,12 +28,15 @@ const require = (await import('node:module')).createRequire(join(packageDir, 'pa
 /** rxjs's ES module build (package export condition `es2015`) instead of its CommonJS one. */
 const rxjsEsm = join(dirname(require.resolve('rxjs/package.json')), 'dist/esm/index.js');
 
+/** Where esbuild sees the compiled modules (it resolves symlinks, e.g. a bench's package copy). */
+const distReal = realpathSync(dist);
+
 const trimmablePlugin = {
   name: 'execrx-cli-trimmable',
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: /^rxjs$/ }, () => ({ path: rxjsEsm }));
     pluginBuild.onResolve({ filter: /^\.\.?\// }, (args) =>
-      args.resolveDir.startsWith(dist)
+      args.resolveDir.startsWith(distReal)
         ? { path: resolve(args.resolveDir, args.path), sideEffects: false }
         : undefined,
     );
