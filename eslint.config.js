@@ -28,6 +28,13 @@ const NODE_ONLY_IN_ISOMORPHIC = [
   'src/environment/singleSessionEnvironment.ts',
 ];
 const RUNTIME_SEAM = 'use src/platform/ (the platform seam): this layer also runs in browsers';
+/** esbuild cannot trim zod's namespace object: one named `z` anywhere keeps all of zod in a bundle. */
+const ZOD_NAMESPACE_IMPORT = {
+  selector:
+    "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z'][importKind!='type']",
+  message:
+    "import * as z from 'zod': the named `z` pulls all of zod into the browser bundle and the CLI's (bench/browser-bundle.ts, scripts/bundle-cli.mjs)",
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'src/relay/gen/**', 'coverage/**'] },
@@ -39,17 +46,16 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ZOD_NAMESPACE_IMPORT] },
+  },
+  {
     files: ISOMORPHIC,
     ignores: NODE_ONLY_IN_ISOMORPHIC,
     rules: {
       'no-restricted-syntax': [
         'error',
-        {
-          selector:
-            "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z'][importKind!='type']",
-          message:
-            "import * as z from 'zod': the named `z` pulls all of zod into the browser bundle (bench/browser-bundle.ts)",
-        },
+        ZOD_NAMESPACE_IMPORT,
       ],
       'no-restricted-imports': [
         'error',

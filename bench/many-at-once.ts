@@ -1,10 +1,15 @@
 /**
  * Many at once (issue 17 item 3), against the built CLI's executor in its own process:
- * - MANY_PROCESSES (default 1000) processes started at once on one plain WebSocket session,
- *   each printing MANY_PROCESS_KIB (default 64) KiB;
- * - MANY_STREAMS (default 128) Noise streams (each its own registry lookup, handshake and
- *   session) through `execrx rendezvous` to one `execrx serve --remote`, each running a
- *   process that prints MANY_STREAM_KIB (default 1024) KiB.
+ * - MANY_PROCESSES (default 1000) processes on one plain WebSocket session, each printing
+ *   MANY_PROCESS_KIB (default 64) KiB, started together but never more than 128 live at once
+ *   (MAX_LIVE_PROCESSES_PER_SESSION: the executor answers -32600 past it; a process counts
+ *   until it has closed); completion times run from each process's own start request;
+ * - MANY_STREAMS (default 128, at most 128: codex's executor limit) Noise streams (each its
+ *   own registry lookup, handshake and session, on its own harness socket, as codex and
+ *   `execrx run --registry` connect) through `execrx rendezvous` to one `execrx serve
+ *   --remote`, each running a process that prints MANY_STREAM_KIB (default 1024) KiB. The
+ *   rendezvous admits 64 harness sockets per environment by default; this one is started with
+ *   `--max-harness-sockets MANY_STREAMS`.
  * For each: whether every byte arrived, completion times (median and slowest; fairness target:
  * slowest ≤ 3x median, measured from when all were started) and the executor's and the
  * client's peak resident memory over their idle baseline, per process / stream.
@@ -17,6 +22,8 @@ import { firstValueFrom, switchMap } from 'rxjs';
 import { ExecServerClient } from '../src/client/index.js';
 import { NoiseChannelIdentity } from '../src/noise/index.js';
 import { EnvironmentRegistryClient } from '../src/registry/index.js';
+import { MAX_LIVE_PROCESSES_PER_SESSION } from '../src/server/processManager.js';
+import { DEFAULT_MULTIPLEXED_ENVIRONMENT_LIMITS } from '../src/server/relay/multiplexedEnvironment.js';
 import { connectNoiseHarness } from '../src/transport/noiseHarnessTransport.js';
 import { connectWebSocket } from '../src/transport/webSocketTransport.js';
 import { cliMissing, rssOf, startCli, stopClis } from './support/cli.js';
@@ -27,6 +34,30 @@ const PROCESS_BYTES = Number(process.env.MANY_PROCESS_KIB ?? 64) * 1024;
 const STREAMS = Number(process.env.MANY_STREAMS ?? 128);
 const STREAM_BYTES = Number(process.env.MANY_STREAM_KIB ?? 1024) * 1024;
 const ENVIRONMENT_ID = 'many-at-once';
+/** `MAX_PENDING_HANDSHAKE_VALIDATIONS` of the executor (src/server/relay). */
+const MAX_PENDING_HANDSHAKES = DEFAULT_MULTIPLEXED_ENVIRONMENT_LIMITS.maxPendingValidations;
+
+/** Runs `count` tasks, at most `window` at a time, in order; settles every one. */
+async function withinWindow<T>(
+  count: number,
+  window: number,
+  task: () => Promise<T>,
+): Promise<PromiseSettledResult<T>[]> {
+  const outcomes: PromiseSettledResult<T>[] = new Array(count);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const index = next++;
+      try {
+        outcomes[index] = { status: 'fulfilled', value: await task() };
+      } catch (reason) {
+        outcomes[index] = { status: 'rejected', reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(window, count) }, worker));
+  return outcomes;
+}
 
 /** Samples the peak RSS of the executor (by pid) and of this process while `work` runs. */
 async function peakMemory<T>(
@@ -85,11 +116,13 @@ function report(
   outcomes: PromiseSettledResult<{ bytes: number; ms: number }>[],
   memory: { executor: number; client: number },
   unit: string,
+  note?: string,
 ): void {
   const done = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
   const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
   const complete = done.filter((d) => d.bytes === each).length;
   console.log(title);
+  if (note !== undefined) console.log(`  ${note}`);
   console.log(
     `  all bytes: ${complete === count ? 'yes' : 'NO'} (${complete} of ${count} complete, ${failures.length} failed` +
       `${failures.length > 0 ? `: ${String(failures[0] instanceof Error ? failures[0].message : failures[0])}` : ''})`,
@@ -127,13 +160,12 @@ async function main(): Promise<void> {
         switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'bench' })),
       ),
     );
-    let started = 0;
-    const processes = await peakMemory(plain.pid, () => {
-      started = performance.now();
-      return Promise.allSettled(
-        Array.from({ length: PROCESSES }, () => printBytes(client, PROCESS_BYTES, () => started)),
-      );
-    });
+    const processes = await peakMemory(plain.pid, () =>
+      withinWindow(PROCESSES, MAX_LIVE_PROCESSES_PER_SESSION, () => {
+        const startedAt = performance.now();
+        return printBytes(client, PROCESS_BYTES, () => startedAt);
+      }),
+    );
     report(
       `${PROCESSES} processes at once on one session, ${PROCESS_BYTES / 1024} KiB of stdout each`,
       PROCESSES,
@@ -141,16 +173,26 @@ async function main(): Promise<void> {
       processes.result,
       processes,
       'process',
+      `at most ${MAX_LIVE_PROCESSES_PER_SESSION} live at once (the executor's per-session cap); times from each start`,
     );
     client.close();
 
     // 2. Many Noise streams on one executor through the rendezvous.
     const executorToken = randomBytes(16).toString('hex');
     const token = randomBytes(16).toString('hex');
-    const rendezvous = await startCli(['rendezvous', '--listen', 'http://127.0.0.1:0'], {
-      EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: executorToken,
-      EXECRX_RENDEZVOUS_HARNESS_TOKEN: token,
-    });
+    const rendezvous = await startCli(
+      [
+        'rendezvous',
+        '--listen',
+        'http://127.0.0.1:0',
+        '--max-harness-sockets',
+        String(Math.min(128, Math.max(64, STREAMS))),
+      ],
+      {
+        EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: executorToken,
+        EXECRX_RENDEZVOUS_HARNESS_TOKEN: token,
+      },
+    );
     const remote = await startCli(
       ['serve', '--remote', rendezvous.line, '--environment-id', ENVIRONMENT_ID],
       { CODEX_API_KEY: executorToken },
@@ -160,21 +202,23 @@ async function main(): Promise<void> {
       bearerToken: token,
     });
     const streams = await peakMemory(remote.pid, async () => {
-      // All streams are connected first, so the transfers start together.
-      const clients = await Promise.all(
-        Array.from({ length: STREAMS }, () => {
-          const identity = NoiseChannelIdentity.generate();
-          return firstValueFrom(
-            registry.connect(ENVIRONMENT_ID, identity.toJSON()).pipe(
-              switchMap((bundle) => connectNoiseHarness(bundle, identity)),
-              switchMap((transport) =>
-                ExecServerClient.connect(transport, { clientName: 'bench' }),
-              ),
-            ),
-          );
-        }),
-      );
-      started = performance.now();
+      // All streams are connected first, so the transfers start together. The executor refuses
+      // a handshake past MAX_PENDING_HANDSHAKES awaiting validation (codex's limit), so at most
+      // that many are in flight.
+      const connected = await withinWindow(STREAMS, MAX_PENDING_HANDSHAKES, () => {
+        const identity = NoiseChannelIdentity.generate();
+        return firstValueFrom(
+          registry.connect(ENVIRONMENT_ID, identity.toJSON()).pipe(
+            switchMap((bundle) => connectNoiseHarness(bundle, identity)),
+            switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'bench' })),
+          ),
+        );
+      });
+      const clients = connected.map((outcome) => {
+        if (outcome.status === 'rejected') throw outcome.reason;
+        return outcome.value;
+      });
+      const started = performance.now();
       const outcomes = await Promise.allSettled(
         clients.map((c) => printBytes(c, STREAM_BYTES, () => started)),
       );

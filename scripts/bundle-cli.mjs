@@ -1,28 +1,66 @@
 /**
- * Bundles the CLI — `dist/cli/main.js` and all it imports, rxjs and ws included — into one
- * file, `dist/cli/main.bundle.js`, which `bin/execrx.js` loads. Node 20 took ~0.4 s to find
- * and compile those ~600 files one by one, nearly half of an `execrx run`; from one file it
- * takes a fraction. The library's entry points (`exports`) stay unbundled.
+ * Bundles the CLI — `dist/cli/main.js` and all it imports, rxjs and ws included — into
+ * `dist/cli/main.bundle.js` (which `bin/execrx.js` loads) and the chunks it loads on demand,
+ * `dist/cli/chunks/`. Node 20 took ~0.4 s to find and compile those ~600 files one by one;
+ * from a few files it takes a fraction. The library's entry points (`exports`) stay unbundled.
+ *
+ * A command loads only what it reaches: every `await import()` of the CLI (the command's own
+ * module, the executor, the rendezvous, the Noise channel) starts a chunk (`splitting`), and
+ * within a chunk only the modules whose exports are used are kept:
+ * - the package's own modules are declared free of side effects (none of `src/` runs anything
+ *   at load time that another module relies on without importing a name from it), so a barrel
+ *   (`index.ts`) no longer drags in every module it re-exports;
+ * - rxjs comes from its ES module build (its `node` export is CommonJS, which esbuild cannot
+ *   trim: all ~400 modules would load).
  *
  * Usage: `node scripts/bundle-cli.mjs [packageDir]` (default: this package), after `tsc`.
  */
 import { build } from 'esbuild';
+import { realpathSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const packageDir = process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url));
+const dist = join(packageDir, 'dist');
+const require = (await import('node:module')).createRequire(join(packageDir, 'package.json'));
 
+/** rxjs's ES module build (package export condition `es2015`) instead of its CommonJS one. */
+const rxjsEsm = join(dirname(require.resolve('rxjs/package.json')), 'dist/esm/index.js');
+
+/** Where esbuild sees the compiled modules (it resolves symlinks, e.g. a bench's package copy). */
+const distReal = realpathSync(dist);
+
+const trimmablePlugin = {
+  name: 'execrx-cli-trimmable',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^rxjs$/ }, () => ({ path: rxjsEsm }));
+    pluginBuild.onResolve({ filter: /^\.\.?\// }, (args) =>
+      args.resolveDir.startsWith(distReal)
+        ? { path: resolve(args.resolveDir, args.path), sideEffects: false }
+        : undefined,
+    );
+  },
+};
+
+await rm(join(dist, 'cli/chunks'), { recursive: true, force: true });
 await build({
-  entryPoints: [`${packageDir}/dist/cli/main.js`],
-  outfile: `${packageDir}/dist/cli/main.bundle.js`,
+  entryPoints: [join(dist, 'cli/main.js')],
+  outdir: join(dist, 'cli'),
+  entryNames: '[name].bundle',
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
   // A native addon: loaded from node_modules at run time.
   external: ['@lydell/node-pty'],
-  // The CommonJS dependencies (ws, rxjs) call require(); an ES module has to make its own.
+  plugins: [trimmablePlugin],
+  // The CommonJS dependencies (ws) call require(); an ES module has to make its own. Every
+  // chunk gets the banner; the name keeps it from clashing with a chunk's own `require`.
   banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    js: "import { createRequire as __execrxCreateRequire } from 'node:module'; const require = __execrxCreateRequire(import.meta.url);",
   },
   logLevel: 'warning',
 });

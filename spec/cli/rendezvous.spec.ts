@@ -99,6 +99,48 @@ describe('execrx rendezvous', () => {
   );
 
   it(
+    '--max-harness-sockets bounds the client sockets of one environment, and takes 1 to 128 only',
+    async () => {
+      const rendezvous = startCli(['rendezvous', '--max-harness-sockets', '1'], {
+        env: RENDEZVOUS_ENV,
+        timeoutMs: E2E_TIMEOUT_MS,
+      });
+      const [registry] = await rendezvous.stdoutLines(1);
+      const executor = startCli(
+        ['serve', '--no-warm-up', '--remote', registry as string, '--environment-id', 'cli-env'],
+        { env: TOKEN, timeoutMs: E2E_TIMEOUT_MS },
+      );
+      await executor.stdoutLines(1);
+      const lookup = ['run', '--registry', registry as string, '--environment-id', 'cli-env'];
+      // The first run holds the one socket until it is killed.
+      const holder = startCli([...lookup, '--no-stdin', '--', 'sh', '-c', 'echo up; sleep 60'], {
+        env: HARNESS,
+        timeoutMs: E2E_TIMEOUT_MS,
+      });
+      expect(await holder.stdoutLines(1)).toEqual(['up']);
+      const refused = await runCli([...lookup, '--no-stdin', '--', 'true'], {
+        env: HARNESS,
+        timeoutMs: E2E_TIMEOUT_MS,
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('HTTP 429');
+      holder.child.kill('SIGKILL');
+      await holder.result;
+      rendezvous.child.kill('SIGTERM');
+      expect(await rendezvous.result).toMatchObject({ code: 0 });
+
+      const usage = await Promise.all(
+        ['0', '129', 'many'].map((value) => runCli(['rendezvous', '--max-harness-sockets', value])),
+      );
+      for (const result of usage) {
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain('--max-harness-sockets expects a number from 1 to 128');
+      }
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
     'reads its tokens from files and refuses bad options with a usage error',
     async () => {
       const dir = mkdtempSync(join(tmpdir(), 'execrx-rendezvous-cli-'));

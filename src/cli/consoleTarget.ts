@@ -12,7 +12,8 @@ import {
 } from '../environment/codexSetup.js';
 import { spawnStdioCommand } from '../environment/singleSessionEnvironment.js';
 import type { ConsoleTarget } from './consoleServer.js';
-import { findConfiguredEnvironment, type EndpointTarget } from './endpoint.js';
+import { findConfiguredEnvironment } from './configuredEndpoint.js';
+import type { EndpointTarget } from './endpoint.js';
 import { UsageError } from './usageError.js';
 
 /** A console target and the release of what was started for it. */

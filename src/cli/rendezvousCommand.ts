@@ -12,6 +12,13 @@ import { UsageError } from './usageError.js';
 
 const EXECUTOR_TOKEN_ENV = 'EXECRX_RENDEZVOUS_EXECUTOR_TOKEN';
 const HARNESS_TOKEN_ENV = 'EXECRX_RENDEZVOUS_HARNESS_TOKEN';
+/** `maxHarnessSocketsPerEnvironment` of startRendezvous. */
+const DEFAULT_HARNESS_SOCKETS = 64;
+/**
+ * Upper bound of --max-harness-sockets: the streams an environment may route at once (codex's
+ * executor limit, `maxStreamsPerEnvironment`); more sockets could never all carry a stream.
+ */
+const MAX_HARNESS_SOCKETS = 128;
 
 const OPTIONS: readonly OptionSpec[] = [
   {
@@ -67,6 +74,12 @@ const OPTIONS: readonly OptionSpec[] = [
     valueName: 'ORIGIN',
     description:
       'Browser origin (https://app.example.com) allowed on /connect and harness sockets; without it, browser requests are refused',
+  },
+  {
+    name: 'max-harness-sockets',
+    kind: 'value',
+    valueName: 'N',
+    description: `Client (harness) sockets one environment may hold on this node, each carrying one stream of \`execrx run --registry\`; default ${DEFAULT_HARNESS_SOCKETS}, at most ${MAX_HARNESS_SOCKETS}`,
   },
   {
     name: 'drain-timeout',
@@ -127,6 +140,16 @@ export const rendezvousCommand: Command = {
     if (drain !== undefined && !/^\d+(\.\d+)?$/.test(drain)) {
       throw new UsageError(`--drain-timeout expects seconds, got \`${drain}\``, 'rendezvous');
     }
+    const sockets = parsed.values.get('max-harness-sockets');
+    if (
+      sockets !== undefined &&
+      (!/^\d+$/.test(sockets) || Number(sockets) < 1 || Number(sockets) > MAX_HARNESS_SOCKETS)
+    ) {
+      throw new UsageError(
+        `--max-harness-sockets expects a number from 1 to ${MAX_HARNESS_SOCKETS}, got \`${sockets}\``,
+        'rendezvous',
+      );
+    }
     const options = {
       ...(listen === undefined ? {} : { listen }),
       ...optional('executorToken', executorToken),
@@ -137,6 +160,7 @@ export const rendezvousCommand: Command = {
       ...(tokensFile === undefined ? {} : { environmentTokens: environmentTokens(tokensFile) }),
       ...(origins.length > 0 ? { allowOrigins: origins } : {}),
       ...(drain === undefined ? {} : { drainTimeoutMs: Number(drain) * 1000 }),
+      ...(sockets === undefined ? {} : { maxHarnessSocketsPerEnvironment: Number(sockets) }),
     };
     const { runRendezvousCommand } = await import('../rendezvous/index.js');
     const shutdown = shutdownOnSignals();

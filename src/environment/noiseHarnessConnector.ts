@@ -1,7 +1,10 @@
-/** The default way into a Noise rendezvous: the harness transport of `src/transport`. */
-import type { Observable, SchedulerLike } from 'rxjs';
+/**
+ * The default way into a Noise rendezvous: the harness transport of `src/transport`, loaded on
+ * the first Noise connection (a session over plain WebSocket never loads the Noise channel;
+ * the bundled CLI keeps it in a chunk of its own, see scripts/bundle-cli.mjs).
+ */
+import { defer, switchMap, type Observable, type SchedulerLike } from 'rxjs';
 import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
-import { connectNoiseHarness } from '../transport/noiseHarnessTransport.js';
 import type { Transport } from '../transport/transport.js';
 import { INITIALIZE_TIMEOUT_MS } from './constants.js';
 import type { NoiseTransportParams } from './transportParams.js';
@@ -13,9 +16,13 @@ export function openNoiseHarness(
   scheduler: SchedulerLike | undefined,
 ): Observable<Transport> {
   if (params.connectHarness) return params.connectHarness(bundle, params.identity);
-  return connectNoiseHarness(bundle, params.identity, {
-    handshakeTimeoutMs: params.initializeTimeoutMs ?? INITIALIZE_TIMEOUT_MS,
-    ...params.harness,
-    ...(scheduler ? { scheduler } : {}),
-  });
+  return defer(() => import('../transport/noiseHarnessTransport.js')).pipe(
+    switchMap(({ connectNoiseHarness }) =>
+      connectNoiseHarness(bundle, params.identity, {
+        handshakeTimeoutMs: params.initializeTimeoutMs ?? INITIALIZE_TIMEOUT_MS,
+        ...params.harness,
+        ...(scheduler ? { scheduler } : {}),
+      }),
+    ),
+  );
 }

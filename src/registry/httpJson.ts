@@ -1,7 +1,9 @@
 /**
- * One JSON POST as a cold Observable on Node's `fetch`: subscribing sends it, unsubscribing
- * aborts it, and the deadline runs on an rxjs scheduler. Emits the status and body text once;
- * mapping statuses to errors is the caller's business.
+ * One JSON POST as a cold Observable: subscribing sends it, unsubscribing aborts it, and the
+ * deadline runs on an rxjs scheduler. Emits the status and body text once; mapping statuses to
+ * errors is the caller's business. The exchange itself is an `HttpPost`: `fetch` by default
+ * (browsers, Node), or one over `node:http` (src/cli/nodeHttpPost.ts: the CLI's registry
+ * lookups, where loading Node's `fetch` would cost more than the lookup).
  */
 import { concatBytes } from '../platform/bytes.js';
 import { platform } from '../platform/index.js';
@@ -13,12 +15,58 @@ export interface HttpTextResponse {
   readonly body: string;
 }
 
+/** What an `HttpPost` sends: always a POST of JSON text, never following redirects. */
+export interface HttpPostRequest {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly signal: AbortSignal;
+}
+
+/** The answer's status and its body as it arrives; `cancel` stops reading it. */
+export interface HttpPostResponse {
+  readonly status: number;
+  readonly body: AsyncIterable<Uint8Array>;
+  cancel(): Promise<void>;
+}
+
+/** One POST exchange; rejects when the request cannot be sent (connection, abort). */
+export type HttpPost = (url: string, request: HttpPostRequest) => Promise<HttpPostResponse>;
+
+/** `HttpPost` over a `fetch` (the global one by default). */
+export function fetchPost(fetchImpl: typeof fetch = fetch): HttpPost {
+  return async (url, request) => {
+    const response = await fetchImpl(url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      redirect: 'manual', // codex never follows registry redirects
+      signal: request.signal,
+    });
+    const reader = response.body?.getReader();
+    return {
+      status: response.status,
+      body: {
+        async *[Symbol.asyncIterator]() {
+          if (reader === undefined) return;
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            yield value;
+          }
+        },
+      },
+      cancel: async () => reader?.cancel(),
+    };
+  };
+}
+
 export interface PostJsonOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** Deadline for the whole exchange: connect, headers and body. */
   readonly timeoutMs: number;
   readonly scheduler?: SchedulerLike;
-  readonly fetch?: typeof fetch;
+  /** How the exchange is made; default `fetchPost()`. */
+  readonly post?: HttpPost;
   /** 2xx bodies larger than this fail with a `body` error. */
   readonly maxBodyBytes?: number;
   /**
@@ -37,17 +85,15 @@ export function postJson(
   body: unknown,
   options: PostJsonOptions,
 ): Observable<HttpTextResponse> {
-  const fetchImpl = options.fetch ?? fetch;
+  const post = options.post ?? fetchPost();
   const exchange = new Observable<HttpTextResponse>((subscriber) => {
     const controller = new AbortController();
     const run = async (): Promise<HttpTextResponse> => {
-      let response: Response;
+      let response: HttpPostResponse;
       try {
-        response = await fetchImpl(url, {
-          method: 'POST',
+        response = await post(url, {
           headers: { 'content-type': 'application/json', ...options.headers },
           body: JSON.stringify(body),
-          redirect: 'manual', // codex never follows registry redirects
           signal: controller.signal,
         });
       } catch (error) {
@@ -94,30 +140,25 @@ export function postJson(
  * complete registry answer) and an error body is simply cut off.
  */
 async function readBody(
-  response: Response,
+  response: HttpPostResponse,
   limit: number,
   failOverLimit: boolean,
 ): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
-    if (response.body) {
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        size += value.length;
-        chunks.push(value);
-        if (size > limit) {
-          await reader.cancel().catch(() => undefined);
-          if (failOverLimit) {
-            throw new EnvironmentRegistryRequestError(
-              'body',
-              `environment registry response exceeds ${limit} bytes`,
-            );
-          }
-          break;
+    for await (const value of response.body) {
+      size += value.length;
+      chunks.push(value);
+      if (size > limit) {
+        await response.cancel().catch(() => undefined);
+        if (failOverLimit) {
+          throw new EnvironmentRegistryRequestError(
+            'body',
+            `environment registry response exceeds ${limit} bytes`,
+          );
         }
+        break;
       }
     }
   } catch (error) {

@@ -15,7 +15,13 @@ import {
   EnvironmentRegistryHttpError,
   statusText,
 } from './errors.js';
-import { ERROR_BODY_PREVIEW_BYTES, type HttpTextResponse, postJson } from './httpJson.js';
+import {
+  ERROR_BODY_PREVIEW_BYTES,
+  fetchPost,
+  type HttpPost,
+  type HttpTextResponse,
+  postJson,
+} from './httpJson.js';
 import {
   type ConnectRequestBody,
   ConnectResponseBody,
@@ -48,8 +54,10 @@ export interface EnvironmentRegistryClientOptions {
   /** W3C trace headers for each request (`traceparent`/`tracestate`), when a span is active. */
   readonly traceContext?: () => { traceparent?: string; tracestate?: string } | undefined;
   readonly scheduler?: SchedulerLike;
-  /** The `fetch` requests go through; default the global one. */
+  /** The `fetch` requests go through; default the global one. Ignored when `post` is set. */
   readonly fetch?: typeof fetch;
+  /** How each request is made; default `fetchPost(fetch)`. */
+  readonly post?: HttpPost;
 }
 
 /** The executor's registration: where to attach, and the id bound into every prologue. */
@@ -207,7 +215,7 @@ export class EnvironmentRegistryClient {
         headers,
         timeoutMs: this.options.requestTimeoutMs ?? REGISTRY_REQUEST_TIMEOUT_MS,
         ...(this.options.scheduler ? { scheduler: this.options.scheduler } : {}),
-        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+        post: this.options.post ?? fetchPost(this.options.fetch),
       });
     });
   }

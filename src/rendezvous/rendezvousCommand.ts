@@ -28,6 +28,8 @@ export interface RendezvousCommandOptions {
   readonly store?: string;
   /** Browser origins allowed on `/connect` and harness sockets. */
   readonly allowOrigins?: readonly string[];
+  /** Harness sockets per environment on this node (`startRendezvous`'s option). Default 64. */
+  readonly maxHarnessSocketsPerEnvironment?: number;
   /** How long a drain waits for sockets to go before closing them. Default 10 000 ms. */
   readonly drainTimeoutMs?: number;
   /** Stdout line writer (the URL). */
@@ -55,6 +57,9 @@ export async function runRendezvousCommand(options: RendezvousCommandOptions): P
     ...(options.advertiseUrl === undefined ? {} : { advertiseUrl: options.advertiseUrl }),
     ...(store ? { store } : {}),
     ...(options.allowOrigins ? { allowOrigins: options.allowOrigins } : {}),
+    ...(options.maxHarnessSocketsPerEnvironment === undefined
+      ? {}
+      : { maxHarnessSocketsPerEnvironment: options.maxHarnessSocketsPerEnvironment }),
   }).catch(async (error: unknown) => {
     await store?.close();
     throw error;

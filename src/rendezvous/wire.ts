@@ -2,7 +2,7 @@
  * Request bodies the registry accepts and the error body it answers with (noise-relay.md
  * §6.1). Requests are strict: a field we do not know is a client bug worth reporting.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { noiseChannelPublicKeyJsonSchema } from '../noise/index.js';
 import { NOISE_RELAY_SECURITY_PROFILE } from '../registry/index.js';
 

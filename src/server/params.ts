@@ -4,7 +4,7 @@
  * the Rust executor does (-32602, spec §3.4). Unknown fields are ignored; `Option` fields
  * accept absent or null.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { RpcFailure } from './rpcFailure.js';
 
 /**
