@@ -54,8 +54,10 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // A native addon: loaded from node_modules at run time.
-  external: ['@lydell/node-pty'],
+  // Native addons, loaded from node_modules at run time: bundled, they would look for their
+  // prebuilt binaries beside the bundle. `bufferutil` (optional) masks and unmasks `ws` frames
+  // natively; without it `ws` does it in JavaScript.
+  external: ['@lydell/node-pty', 'bufferutil'],
   plugins: [trimmablePlugin],
   // The CommonJS dependencies (ws) call require(); an ES module has to make its own. Every
   // chunk gets the banner; the name keeps it from clashing with a chunk's own `require`.
