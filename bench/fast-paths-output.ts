@@ -34,6 +34,8 @@ interface Trick {
 
 const TRICKS: readonly Trick[] = [
   { name: 'outputNotification', module: 'client/fastpath/outputNotification', side: 'client' },
+  { name: 'notificationText', module: 'server/fastpath/notificationText', side: 'executor' },
+  { name: 'frameSlabs', module: 'server/fastpath/frameSlabs', side: 'executor' },
 ];
 
 interface Sample {
