@@ -10,13 +10,21 @@
  * (fast, plain, fast, plain, …); medians and the ratio fast/plain are printed. A trick stays
  * only when it shows >= 5% (ratio >= 1.05 on MB/s).
  *
+ * A trick on the reply path rather than the output path (`smallTextFrame`: short replies
+ * framed as one Latin-1 string) is measured on what it can change: `fs/getMetadata` p50 of
+ * a warm session (the hand-written client of bench/support/latencyDrivers.ts, so the client's
+ * own cost does not hide the executor's), blocks of calls alternating between the shipped
+ * executor and the one built with the twin.
+ *
  * Run: `npx tsx bench/fast-paths-output.ts` (BENCH_MIB=64 MiB per command, BENCH_SAMPLES=6
- * per side, FAST_PATHS=name,name to pick tricks). Needs /usr/bin/time for the CPU figure.
+ * per side, BENCH_CALLS=2000 calls per side for latency, FAST_PATHS=name,name to pick tricks).
+ * Needs /usr/bin/time for the CPU figure.
  */
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { packageBin, startTsExecutorProcess } from './support/executors.js';
+import { handwrittenClient } from './support/latencyDrivers.js';
 import type { PlainVariant } from './support/plainTwins.js';
 import { summarize } from './support/stats.js';
 
@@ -30,12 +38,21 @@ interface Trick {
   readonly module: string;
   /** Which process the trick runs in. */
   readonly side: 'client' | 'executor';
+  /** The figure: output MB/s through the CLI (default), or a warm `fs/getMetadata` p50. */
+  readonly figure?: 'throughput' | 'latency';
 }
 
 const TRICKS: readonly Trick[] = [
   { name: 'outputNotification', module: 'client/fastpath/outputNotification', side: 'client' },
   { name: 'notificationText', module: 'server/fastpath/notificationText', side: 'executor' },
   { name: 'frameSlabs', module: 'server/fastpath/frameSlabs', side: 'executor' },
+  { name: 'backpressure', module: 'server/backpressure', side: 'executor' },
+  {
+    name: 'smallTextFrame',
+    module: 'server/fastpath/smallTextFrame',
+    side: 'executor',
+    figure: 'latency',
+  },
 ];
 
 interface Sample {
@@ -105,6 +122,37 @@ async function measure(trick: Trick): Promise<void> {
   );
 }
 
+const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
+const BLOCK = 100;
+
+/** Warm `fs/getMetadata` p50 against the shipped executor and the twin's, blocks alternating. */
+async function measureLatency(trick: Trick): Promise<void> {
+  const servers = [await startTsExecutorProcess(), await startTsExecutorProcess([trick.module])];
+  try {
+    const sessions = await Promise.all(servers.map((server) => handwrittenClient(server.url)));
+    const path = await sessions[0]!.environmentCwd();
+    const samples: number[][] = [[], []];
+    for (let done = 0; done < CALLS + BLOCK; done += BLOCK) {
+      for (const side of [0, 1]) {
+        for (let call = 0; call < BLOCK; call += 1) {
+          const start = process.hrtime.bigint();
+          await sessions[side]!.getMetadata(path);
+          // The first block of each side warms up and is not counted.
+          if (done > 0) samples[side]!.push(Number(process.hrtime.bigint() - start) / 1e3);
+        }
+      }
+    }
+    for (const session of sessions) session.close();
+    const [fast, plain] = samples.map((side) => summarize(side).p50) as [number, number];
+    console.log(
+      `${trick.name.padEnd(22)} ${trick.side.padEnd(8)} ` +
+        `fs/getMetadata p50 us fast ${fast.toFixed(1)} plain ${plain.toFixed(1)} (${(plain / fast).toFixed(2)}x)`,
+    );
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const chosen = (process.env.FAST_PATHS ?? '').split(',').filter(Boolean);
   const tricks = chosen.length === 0 ? TRICKS : TRICKS.filter((t) => chosen.includes(t.name));
@@ -112,7 +160,9 @@ async function main(): Promise<void> {
   console.log(
     `# execrx run --url … -- head -c ${MIB}MiB /dev/zero | counter; ${SAMPLES} interleaved samples a side, medians; load ${load}`,
   );
-  for (const trick of tricks) await measure(trick);
+  for (const trick of tricks) {
+    await (trick.figure === 'latency' ? measureLatency(trick) : measure(trick));
+  }
 }
 
 await main();
