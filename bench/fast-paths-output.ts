@@ -6,7 +6,8 @@
  *
  * Each trick gets a package copy with its plain twin swapped in (bench/support/plainTwins.ts).
  * A client-side trick runs the plain CLI against the shipped executor; an executor-side trick
- * runs the shipped CLI against an executor built with the twin. Fast and plain alternate
+ * runs the shipped CLI against an executor built with the twin. Beside MB/s it prints the CPU
+ * seconds of the process the trick runs in (less shaken by a loaded host than wall time). Fast and plain alternate
  * (fast, plain, fast, plain, …); medians and the ratio fast/plain are printed. A trick stays
  * only when it shows >= 5% (ratio >= 1.05 on MB/s).
  *
@@ -23,7 +24,7 @@
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { packageBin, startTsExecutorProcess } from './support/executors.js';
+import { packageBin, startExecutorFromBin, startTsExecutorProcess } from './support/executors.js';
 import { handwrittenClient } from './support/latencyDrivers.js';
 import type { PlainVariant } from './support/plainTwins.js';
 import { summarize } from './support/stats.js';
@@ -45,7 +46,6 @@ interface Trick {
 const TRICKS: readonly Trick[] = [
   { name: 'outputNotification', module: 'client/fastpath/outputNotification', side: 'client' },
   { name: 'notificationText', module: 'server/fastpath/notificationText', side: 'executor' },
-  { name: 'frameSlabs', module: 'server/fastpath/frameSlabs', side: 'executor' },
   { name: 'backpressure', module: 'server/backpressure', side: 'executor' },
   {
     name: 'smallTextFrame',
@@ -58,10 +58,53 @@ const TRICKS: readonly Trick[] = [
 interface Sample {
   readonly mbPerSecond: number;
   readonly cliCpuSeconds: number;
+  readonly executorCpuSeconds: number;
+}
+
+interface Executor {
+  readonly url: string;
+  /** CPU seconds the executor process has used so far. */
+  cpuSeconds(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** `execrx serve` from `bin`, with its CPU time read from /proc by its port's owner. */
+async function startExecutor(bin: string): Promise<Executor> {
+  const server = await startExecutorFromBin(bin);
+  const pid = await pidListeningOn(Number(new URL(server.url).port));
+  return {
+    url: server.url,
+    cpuSeconds: async () => {
+      const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
+    },
+    stop: server.stop,
+  };
+}
+
+/** The pid of the process listening on 127.0.0.1:`port` (Linux /proc). */
+async function pidListeningOn(port: number): Promise<number> {
+  const { readdir, readlink } = await import('node:fs/promises');
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const table = await readFile('/proc/net/tcp', 'utf8');
+  const row = table.split('\n').find((line) => line.includes(`:${hexPort} 00000000:0000 0A`));
+  const inode = row?.trim().split(/\s+/)[9];
+  if (inode === undefined) throw new Error(`no listener on port ${port}`);
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fds = await readdir(`/proc/${entry}/fd`).catch(() => [] as string[]);
+    for (const fd of fds) {
+      const target = await readlink(`/proc/${entry}/fd/${fd}`).catch(() => '');
+      if (target === `socket:[${inode}]`) return Number(entry);
+    }
+  }
+  throw new Error(`no process owns the listener on port ${port}`);
 }
 
 /** One `execrx run --url` of `head -c BYTES /dev/zero`, stdout counted here. */
-async function runOnce(bin: string, url: string, index: number): Promise<Sample> {
+async function runOnce(bin: string, executor: Executor, index: number): Promise<Sample> {
+  const url = executor.url;
+  const executorCpuBefore = await executor.cpuSeconds();
   const timeFile = `${tmpdir()}/fast-paths-output-${process.pid}-${index}.time`;
   const start = performance.now();
   const child = spawn(
@@ -81,28 +124,32 @@ async function runOnce(bin: string, url: string, index: number): Promise<Sample>
   if (code !== 0 || bytes !== BYTES) throw new Error(`run exited ${code} after ${bytes} bytes`);
   const [user, system] = (await readFile(timeFile, 'utf8')).trim().split(/\s+/).map(Number);
   await rm(timeFile, { force: true });
-  return { mbPerSecond: BYTES / 1e6 / seconds, cliCpuSeconds: (user ?? 0) + (system ?? 0) };
+  return {
+    mbPerSecond: BYTES / 1e6 / seconds,
+    cliCpuSeconds: (user ?? 0) + (system ?? 0),
+    executorCpuSeconds: (await executor.cpuSeconds()) - executorCpuBefore,
+  };
 }
 
 async function measure(trick: Trick): Promise<void> {
   const plain: PlainVariant = [trick.module];
   const fastBin = await packageBin();
   const plainBin = await packageBin(plain);
-  const fastServer = await startTsExecutorProcess();
-  const plainServer = trick.side === 'executor' ? await startTsExecutorProcess(plain) : fastServer;
+  const fastServer = await startExecutor(fastBin);
+  const plainServer = trick.side === 'executor' ? await startExecutor(plainBin) : fastServer;
   const sides = {
-    fast: { bin: fastBin, url: fastServer.url, samples: [] as Sample[] },
+    fast: { bin: fastBin, server: fastServer, samples: [] as Sample[] },
     plain: {
       bin: trick.side === 'client' ? plainBin : fastBin,
-      url: plainServer.url,
+      server: plainServer,
       samples: [] as Sample[],
     },
   };
   try {
-    await runOnce(fastBin, fastServer.url, 0); // warm the page cache and the executor
+    await runOnce(fastBin, fastServer, 0); // warm the page cache and the executor
     for (let round = 0; round < SAMPLES; round += 1) {
       for (const side of round % 2 === 0 ? [sides.fast, sides.plain] : [sides.plain, sides.fast]) {
-        side.samples.push(await runOnce(side.bin, side.url, round));
+        side.samples.push(await runOnce(side.bin, side.server, round));
       }
     }
   } finally {
@@ -113,12 +160,13 @@ async function measure(trick: Trick): Promise<void> {
     summarize(samples.map((sample) => sample[key])).p50;
   const fastMb = median(sides.fast.samples, 'mbPerSecond');
   const plainMb = median(sides.plain.samples, 'mbPerSecond');
-  const fastCpu = median(sides.fast.samples, 'cliCpuSeconds');
-  const plainCpu = median(sides.plain.samples, 'cliCpuSeconds');
+  const cpuKey = trick.side === 'client' ? 'cliCpuSeconds' : 'executorCpuSeconds';
+  const fastCpu = median(sides.fast.samples, cpuKey);
+  const plainCpu = median(sides.plain.samples, cpuKey);
   console.log(
     `${trick.name.padEnd(22)} ${trick.side.padEnd(8)} ` +
       `MB/s fast ${fastMb.toFixed(1)} plain ${plainMb.toFixed(1)} (${(fastMb / plainMb).toFixed(2)}x)  ` +
-      `CLI cpu s fast ${fastCpu.toFixed(2)} plain ${plainCpu.toFixed(2)} (${(plainCpu / fastCpu).toFixed(2)}x less)`,
+      `${trick.side === 'client' ? 'CLI' : 'executor'} CPU s fast ${fastCpu.toFixed(2)} plain ${plainCpu.toFixed(2)} (${(plainCpu / fastCpu).toFixed(2)}x)`,
   );
 }
 

@@ -5,7 +5,6 @@ import { type Subscription, interval } from 'rxjs';
 import { DisconnectedError, DisconnectReason } from '../protocol/errors.js';
 import { DirectSubject } from '../transport/directSubject.js';
 import type { BackpressureTransport } from './backpressure.js';
-import { FrameSlabs } from './fastpath/frameSlabs.js';
 import { smallTextFrame } from './fastpath/smallTextFrame.js';
 import { undecodableJsonError } from './jsonSyntax.js';
 import type { SplitText, SplitTextTransport } from './splitText.js';
@@ -114,7 +113,6 @@ class AcceptedWebSocket
   readonly incoming$ = this.incoming.observable;
   private readonly reader = new WebSocketFrameReader(this);
   private readonly keepalive: Subscription | undefined;
-  private readonly slabs = new FrameSlabs();
   /** Messages sent this turn, written together once it ends. */
   private pending: PendingMessage[] = [];
   private undecodable: ((detail: string) => void) | undefined;
@@ -236,9 +234,9 @@ class AcceptedWebSocket
     if (messages.length === 0) return;
     this.pending = [];
     if (this.finished) return; // closed meanwhile: the frames have nowhere to go
-    this.slabs.write(this.socket, framesLength(messages), (target) =>
-      writeTextFrames(target, messages),
-    );
+    const frames = Buffer.allocUnsafe(framesLength(messages));
+    writeTextFrames(frames, messages);
+    this.socket.write(frames);
     this.throttleInput();
   };
 
