@@ -1,27 +1,17 @@
 /**
  * Plain twin of src/server/fastpath/notificationText.ts: every notification is
- * `JSON.stringify({ method, params })`, handed over as one piece.
+ * `JSON.stringify({ method, params })`, handed over as one piece. The params class keeps the
+ * fast module's fields and encoding (not the trick) and overrides only the text.
  */
+import { ProcessOutputParams as FastProcessOutputParams } from '../../../../src/server/fastpath/notificationText.js';
 import type { SplitText } from '../../../../src/server/splitText.js';
 
-export class ProcessOutputParams {
-  readonly processId: string;
-  readonly seq: number;
-  readonly stream: string;
-  readonly chunk: string;
-
-  constructor(processId: string, seq: number, stream: string, bytes: Buffer) {
-    this.processId = processId;
-    this.seq = seq;
-    this.stream = stream;
-    this.chunk = bytes.toString('base64');
-  }
-
-  notificationText(method: string): string {
+export class ProcessOutputParams extends FastProcessOutputParams {
+  override notificationText(method: string): string {
     return JSON.stringify({ method, params: this });
   }
 
-  splitNotificationText(method: string): SplitText {
+  override splitNotificationText(method: string): SplitText {
     return { head: this.notificationText(method), ascii: '', tail: '' };
   }
 }
