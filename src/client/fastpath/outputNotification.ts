@@ -11,9 +11,7 @@
  * that round trip. Native encode and decode cost far less than the regex's pass over a long
  * string (the figure: docs/performance.md, "Fast paths"; `bench/fast-paths-output.ts`).
  */
-import { fastCheckFor } from '../../protocol/fastChecks.js';
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.js';
-import { ProcessOutputNotification } from '../../protocol/process.js';
 import { platform } from '../../platform/index.js';
 import { decodeValidatedBase64 } from '../../protocol/base64.js';
 import type { ProcessOutputEvent } from '../processEvents.js';
@@ -40,11 +38,17 @@ export function decodeOutputNotification(notification: JsonRpcNotification): Dec
   const params = notification.params as { chunk?: unknown } | null | undefined;
   if (typeof params === 'object' && params !== null && typeof params.chunk === 'string') {
     const bytes = decodeCanonical(params.chunk);
-    // The other fields go through the table's own check, with an empty (valid) chunk.
-    const fields = bytes && fastCheckFor(ProcessOutputNotification)?.({ ...params, chunk: '' });
-    if (fields) {
-      const { processId, seq, stream } = fields;
-      return { processId, event: { type: 'output', seq, stream, chunk: bytes } };
+    if (bytes !== undefined) {
+      try {
+        // The other fields go through the table's own decoder, with an empty (valid) chunk.
+        const { processId, seq, stream } = decodeNotification('process/output', {
+          ...notification,
+          params: { ...params, chunk: '' },
+        });
+        return { processId, event: { type: 'output', seq, stream, chunk: bytes } };
+      } catch {
+        // Not the protocol's shape: the plain path below throws the error for the real params.
+      }
     }
   }
   const { processId, seq, stream, chunk } = decodeNotification('process/output', notification);
