@@ -19,7 +19,7 @@ import { answerPolicyRequest, type NetworkPolicyHandler } from './networkPolicy.
 import { NOT_ALLOWED, PolicyPrompts, type PolicyPromptsOptions } from './networkPolicyPrompts.js';
 import type { ProcessEvent } from './processEvents.js';
 import { ProcessEventLog } from './processEventLog.js';
-import { decodeValidatedBase64 } from '../protocol/base64.js';
+import { decodeOutputNotification } from './fastpath/outputNotification.js';
 import { decodeNotification } from './wireDecode.js';
 
 /** One process the session routes notifications to. */
@@ -173,13 +173,8 @@ export class NotificationRouter {
   dispatch(notification: JsonRpcNotification): void {
     switch (notification.method) {
       case 'process/output': {
-        const params = decodeNotification('process/output', notification);
-        this.route(params.processId, {
-          type: 'output',
-          seq: params.seq,
-          stream: params.stream,
-          chunk: decodeValidatedBase64(params.chunk),
-        });
+        const { processId, event } = decodeOutputNotification(notification);
+        this.route(processId, event);
         return;
       }
       case 'process/exited': {

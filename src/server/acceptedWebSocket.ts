@@ -5,6 +5,7 @@ import { type Subscription, interval } from 'rxjs';
 import { DisconnectedError, DisconnectReason } from '../protocol/errors.js';
 import { DirectSubject } from '../transport/directSubject.js';
 import type { BackpressureTransport } from './backpressure.js';
+import { smallTextFrame } from './fastpath/smallTextFrame.js';
 import { undecodableJsonError } from './jsonSyntax.js';
 import type { SplitText, SplitTextTransport } from './splitText.js';
 import type { UndecodableMessageTransport } from './undecodableMessage.js';
@@ -39,16 +40,6 @@ function writeTextFrameHeader(target: Buffer, offset: number, length: number): n
   return offset + 10;
 }
 
-/** Replies up to this many characters may go out as a Latin-1 string (see `send`). */
-const SMALL_TEXT_CHARS = 1024;
-
-/** The header of an unmasked Text frame of `length` (< 65,536) bytes, one character a byte. */
-function textFrameHeaderLatin1(length: number): string {
-  return length < 126
-    ? String.fromCharCode(FIN | OPCODE_TEXT, length)
-    : String.fromCharCode(FIN | OPCODE_TEXT, 126, length >> 8, length & 0xff);
-}
-
 /** An outbound message waiting for the end of the turn, with its UTF-8 length. */
 interface PendingMessage {
   readonly text: string | SplitText;
@@ -77,13 +68,6 @@ function writeTextFrames(target: Buffer, messages: readonly PendingMessage[]): v
   }
 }
 
-/** The Text frames of `messages`, back to back in one new buffer. */
-function textFrames(messages: readonly PendingMessage[]): Buffer {
-  const target = Buffer.allocUnsafe(framesLength(messages));
-  writeTextFrames(target, messages);
-  return target;
-}
-
 /** A pending message for `text`. */
 function pendingMessage(text: string | SplitText): PendingMessage {
   const bytes =
@@ -92,15 +76,6 @@ function pendingMessage(text: string | SplitText): PendingMessage {
       : Buffer.byteLength(text.head) + text.ascii.length + Buffer.byteLength(text.tail);
   return { text, bytes };
 }
-
-/**
- * Frames are assembled in reusable buffers of this size (bigger batches get their own), so a
- * steady output stream allocates no external memory per write
- * (spec/server/acceptedWebSocket.spec.ts holds the bytes and their order; `bench/throughput.ts`).
- */
-const SLAB_BYTES = 256 * 1024;
-/** Slabs kept for reuse; more are only in flight while the socket is backed up. */
-const SPARE_SLABS = 4;
 
 /** Unsent bytes above which the socket reports itself backed up (and Pongs wait, see `ping`). */
 const BACKLOG_LIMIT_BYTES = 512 * 1024;
@@ -138,8 +113,6 @@ class AcceptedWebSocket
   readonly incoming$ = this.incoming.observable;
   private readonly reader = new WebSocketFrameReader(this);
   private readonly keepalive: Subscription | undefined;
-  /** Output buffers whose writes have completed, for reuse. */
-  private readonly spareSlabs: Buffer[] = [];
   /** Messages sent this turn, written together once it ends. */
   private pending: PendingMessage[] = [];
   private undecodable: ((detail: string) => void) | undefined;
@@ -171,15 +144,11 @@ class AcceptedWebSocket
   /** A reply or a lone notification: written at once unless output is waiting before it. */
   send(message: string): void {
     if (this.finished) return;
-    if (this.pending.length === 0 && message.length <= SMALL_TEXT_CHARS) {
-      // An ASCII text (one UTF-8 byte per character) and its header go as one Latin-1 string,
-      // which the socket encodes straight into its write: no buffer of ours to fill.
-      const length = Buffer.byteLength(message);
-      if (length === message.length) {
-        this.socket.write(textFrameHeaderLatin1(length) + message, 'latin1');
-        this.throttleInput();
-        return;
-      }
+    const small = this.pending.length === 0 ? smallTextFrame(message) : undefined;
+    if (small !== undefined) {
+      this.socket.write(small, 'latin1');
+      this.throttleInput();
+      return;
     }
     if (this.pending.push(pendingMessage(message)) === 1) this.flush();
   }
@@ -265,17 +234,9 @@ class AcceptedWebSocket
     if (messages.length === 0) return;
     this.pending = [];
     if (this.finished) return; // closed meanwhile: the frames have nowhere to go
-    const length = framesLength(messages);
-    if (length > SLAB_BYTES) {
-      this.socket.write(textFrames(messages));
-    } else {
-      const slab = this.spareSlabs.pop() ?? Buffer.allocUnsafeSlow(SLAB_BYTES);
-      writeTextFrames(slab, messages);
-      // Once written the slab is free again (the callback also runs when the write fails).
-      this.socket.write(slab.subarray(0, length), () => {
-        if (this.spareSlabs.length < SPARE_SLABS) this.spareSlabs.push(slab);
-      });
-    }
+    const frames = Buffer.allocUnsafe(framesLength(messages));
+    writeTextFrames(frames, messages);
+    this.socket.write(frames);
     this.throttleInput();
   };
 

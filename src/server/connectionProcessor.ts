@@ -17,7 +17,7 @@ import { environmentInfo } from './environmentInfo.js';
 import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
 import { parseInbound, type InboundMessage } from './inboundMessage.js';
-import { notificationText, ProcessOutputParams } from './notificationText.js';
+import { notificationText, ProcessOutputParams } from './fastpath/notificationText.js';
 import { decoderOf, handlerOf, type HandlerContext } from './methods.js';
 import { InitializeParams } from './params.js';
 import { errorMessage } from '../protocol/errorMessage.js';

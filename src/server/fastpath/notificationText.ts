@@ -1,11 +1,14 @@
 /**
  * The JSON text of an executor notification. Invariant: the text is byte-identical to
- * `JSON.stringify({ method, params })`. `ProcessOutputParams` encodes its bytes itself, so its
- * chunk is known to be base64, which never needs escaping: its text is assembled directly
- * instead of scanned (why: docs/performance.md, "Fast paths"; `bench/throughput.ts`).
- * spec/server/notificationText.spec.ts holds it to `JSON.stringify`.
+ * `JSON.stringify({ method, params })`, the plain twin's text
+ * (bench/plain/server/fastpath/notificationText.ts). `ProcessOutputParams` encodes its bytes
+ * itself, so its chunk is known to be base64, which never needs escaping: its text is
+ * assembled around the chunk instead of scanned, and handed to a transport in pieces
+ * (splitText.ts) so the chunk is copied once, byte for byte. What it earns:
+ * docs/performance.md, "Fast paths" (`bench/fast-paths-output.ts`).
+ * spec/server/fastpath/notificationText.spec.ts holds it to the twin.
  */
-import type { SplitText } from './splitText.js';
+import type { SplitText } from '../splitText.js';
 
 /** The params of a `process/output` notification, from the raw output bytes. */
 export class ProcessOutputParams {
