@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { acquireSharedFifoStock, FifoStock } from '../../src/server/fifoStock.js';
+import { acquireSharedFifoStock, FifoStock } from '../../src/server/fastpath/fifoStock.js';
 import { openStdioPipes } from '../../src/server/stdioPipes.js';
 
 describe('FifoStock', () => {

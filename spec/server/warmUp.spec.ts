@@ -1,7 +1,7 @@
 /** warmUpExecutor: a throwaway executor answers every request, and nothing of it stays behind. */
 import { describe, expect, it } from '@jest/globals';
 import { TimeoutError } from 'rxjs';
-import { warmUpExecutor } from '../../src/server/warmUp.js';
+import { warmUpExecutor } from '../../src/server/fastpath/warmUp.js';
 
 /** Listening servers and sockets this process holds. */
 function networkHandles(): number {
