@@ -13,12 +13,19 @@
  *   - `process_completion_ms`: `process/start` of `/usr/bin/true` until `process/closed`
  * all through the compiled hand-written client (the least client time in the figure).
  *
- * Prints, per fast path, its figure: fast p50, plain p50, plain/fast (≥ 1.05 earns the fast
- * path its place), and the binary's p50 with fast/binary and plain/binary.
+ * Then, for the fast paths whose cost grows with the message (keysInText), a second figure:
+ *   - `stdin_mb_s`: 16 MiB written to `head -c 16777216 >/dev/null` in 1 MiB `process/write`s (four in
+ *     flight) through our client (`ExecServerClient`), median MB/s over `stdinRounds`
  *
- * Run: `npx tsx bench/fast-paths-executor.ts [rounds=100] [gapMs=20]`
+ * Prints, per fast path, its figure: fast p50, plain p50, plain/fast (≥ 1.05 earns the fast
+ * path its place; for MB/s fast/plain), and the binary's with fast/binary and plain/binary.
+ *
+ * Run: `npx tsx bench/fast-paths-executor.ts [rounds=100] [gapMs=20] [stdinRounds=8]`
  */
 import { loadavg } from 'node:os';
+import { firstValueFrom, switchMap } from 'rxjs';
+import { ExecServerClient } from '../src/client/index.js';
+import { connectWebSocket } from '../src/transport/webSocketTransport.js';
 import { compiledLatencyDrivers } from './support/compiledClients.js';
 import {
   startCodexExecServer,
@@ -35,30 +42,10 @@ type Figure = (typeof FIGURES)[number];
 
 /** Each fast path of the executor's inbound side, and the figure it has to move. */
 const FAST_PATHS: ReadonlyArray<{ module: string; trick: string; figure: Figure }> = [
-  {
-    module: 'server/fastpath/getMetadataParams',
-    trick: 'hand-written params check',
-    figure: 'fs_get_metadata_ms',
-  },
-  {
-    module: 'server/fastpath/resultReply',
-    trick: 'preformatted JSON reply',
-    figure: 'fs_get_metadata_ms',
-  },
   { module: 'server/fastpath/warmUp', trick: 'V8 warm-up', figure: 'fs_get_metadata_ms' },
-  {
-    module: 'server/fastpath/frameText',
-    trick: 'frame text decoding',
-    figure: 'fs_get_metadata_ms',
-  },
   {
     module: 'server/fastpath/keysInText',
     trick: 'keysInText indexOf scan',
-    figure: 'fs_get_metadata_ms',
-  },
-  {
-    module: 'server/fastpath/verbatimFileUri',
-    trick: 'verbatim file: URIs',
     figure: 'fs_get_metadata_ms',
   },
   {
@@ -78,12 +65,50 @@ const FAST_PATHS: ReadonlyArray<{ module: string; trick: string; figure: Figure 
   },
 ];
 
+/** Fast paths whose cost grows with the message, measured on stdin throughput too. */
+const STDIN_FAST_PATHS: ReadonlyArray<{ module: string; trick: string }> = [
+  { module: 'server/fastpath/keysInText', trick: 'keysInText indexOf scan' },
+];
+const STDIN_BYTES = 16 * 1024 * 1024;
+const STDIN_PIECE = Buffer.alloc(1024 * 1024, 0x61);
+
 interface Column {
   readonly label: string;
   readonly url: string;
   readonly session: LatencySession;
   readonly cwd: string;
   readonly samples: Record<Figure, number[]>;
+}
+
+/** MB/s of `STDIN_BYTES` written to `head -c … >/dev/null` through our client. */
+async function stdinMbPerSecond(client: ExecServerClient): Promise<number> {
+  const start = process.hrtime.bigint();
+  const handle = await firstValueFrom(
+    client.startProcess({
+      argv: ['/bin/sh', '-c', `head -c ${STDIN_BYTES} >/dev/null`],
+      cwd: '/',
+      pipeStdin: true,
+    }),
+  );
+  const closed = new Promise<void>((resolve, reject) =>
+    handle.events$.subscribe({ error: reject, complete: resolve }),
+  );
+  const inFlight: Promise<void>[] = [];
+  for (let left = STDIN_BYTES; left > 0; left -= STDIN_PIECE.length) {
+    inFlight.push(firstValueFrom(handle.write(STDIN_PIECE)).then(() => undefined));
+    if (inFlight.length >= 4) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+  await closed;
+  return STDIN_BYTES / 1e6 / (elapsedMs(start) / 1000);
+}
+
+async function connectClient(url: string): Promise<ExecServerClient> {
+  return firstValueFrom(
+    connectWebSocket(url).pipe(
+      switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'bench' })),
+    ),
+  );
 }
 
 function positiveArg(index: number, fallback: number): number {
@@ -127,6 +152,7 @@ async function measure(
 async function main(): Promise<void> {
   const rounds = positiveArg(0, 100);
   const gapMs = positiveArg(1, 20);
+  const stdinRounds = positiveArg(2, 8);
   const { handwrittenClient } = await compiledLatencyDrivers();
   const variants: Array<readonly [string, PlainVariant]> = [
     ['fast', []],
@@ -163,6 +189,7 @@ async function main(): Promise<void> {
     }
     for (const column of columns) column.session.close();
     report(columns, rounds, gapMs);
+    await reportStdin(columns, stdinRounds);
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
   }
@@ -191,6 +218,45 @@ function report(columns: readonly Column[], rounds: number, gapMs: number): void
     const gain = p50(plain, figure) / p50(fast, figure);
     console.log(
       `  ${trick.padEnd(28)} ${figure.padEnd(22)} fast ${p50(fast, figure).toFixed(3)}  plain ${p50(plain, figure).toFixed(3)}  plain/fast ${gain.toFixed(3)} [${low.toFixed(3)}, ${high.toFixed(3)}]  binary ${p50(binary, figure).toFixed(3)}  fast/binary ${(p50(fast, figure) / p50(binary, figure)).toFixed(3)}  plain/binary ${(p50(plain, figure) / p50(binary, figure)).toFixed(3)}`,
+    );
+  }
+}
+
+async function reportStdin(columns: readonly Column[], rounds: number): Promise<void> {
+  const labels = [
+    'binary',
+    'fast',
+    ...STDIN_FAST_PATHS.map(({ module }) => variantLabel([module])),
+  ];
+  const measured = await Promise.all(
+    labels.map(async (label) => {
+      const column = columns.find((candidate) => candidate.label === label)!;
+      return { label, client: await connectClient(column.url), rates: [] as number[] };
+    }),
+  );
+  for (let round = 0; round < 1 + rounds; round += 1) {
+    const shift = round % measured.length;
+    for (const entry of [...measured.slice(shift), ...measured.slice(0, shift)]) {
+      const rate = await stdinMbPerSecond(entry.client);
+      if (round > 0) entry.rates.push(rate);
+    }
+  }
+  for (const entry of measured) entry.client.close();
+  const median = (label: string): number => {
+    const sorted = [...measured.find((entry) => entry.label === label)!.rates].sort(
+      (a, b) => a - b,
+    );
+    return sorted[Math.floor(sorted.length / 2)]!;
+  };
+  console.log(
+    `stdin_mb_s, ${rounds} rounds of 16 MiB each (median MB/s; fast/plain ≥ 1.05 earns the fast path its place):`,
+  );
+  for (const { module, trick } of STDIN_FAST_PATHS) {
+    const fast = median('fast');
+    const plain = median(variantLabel([module]));
+    const binary = median('binary');
+    console.log(
+      `  ${trick.padEnd(28)} ${'stdin_mb_s'.padEnd(22)} fast ${fast.toFixed(1)}  plain ${plain.toFixed(1)}  fast/plain ${(fast / plain).toFixed(3)}  binary ${binary.toFixed(1)}  fast/binary ${(fast / binary).toFixed(3)}  plain/binary ${(plain / binary).toFixed(3)}`,
     );
   }
 }
