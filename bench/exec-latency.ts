@@ -21,19 +21,11 @@ import {
   startTsExecutorProcess,
   type RunningExecServer,
 } from './support/executors.js';
+import { positiveArg } from './support/args.js';
 import { elapsedMs, summarize } from './support/stats.js';
 
 const WARMUPS = 5;
 const ARGV = ['/usr/bin/true'];
-
-function positiveArg(index: number, fallback: number): number {
-  const raw = process.argv[2 + index];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`argument ${index + 1} must be a positive integer`);
-  return value;
-}
 
 async function connect(url: string): Promise<ExecServerClient> {
   return firstValueFrom(

@@ -34,6 +34,7 @@ import {
 } from './support/executors.js';
 import type { LatencyClient, LatencySession } from './support/latencyDrivers.js';
 import { variantLabel, type PlainVariant } from './support/plainTwins.js';
+import { positiveArg } from './support/args.js';
 import { elapsedMs, p50RatioInterval, summarize } from './support/stats.js';
 
 const WARMUPS = 5;
@@ -109,15 +110,6 @@ async function connectClient(url: string): Promise<ExecServerClient> {
       switchMap((transport) => ExecServerClient.connect(transport, { clientName: 'bench' })),
     ),
   );
-}
-
-function positiveArg(index: number, fallback: number): number {
-  const raw = process.argv[2 + index];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`argument ${index + 1} must be a positive integer`);
-  return value;
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

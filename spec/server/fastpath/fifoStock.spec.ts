@@ -10,7 +10,8 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { FifoStock as PlainFifoStock } from '../../../bench/plain/server/fastpath/fifoStock.js';
-import { acquireSharedFifoStock, FifoStock } from '../../../src/server/fastpath/fifoStock.js';
+import { FifoStock } from '../../../src/server/fastpath/fifoStock.js';
+import { acquireSharedFifoStock } from '../../../src/server/sharedFifoStock.js';
 import { openStdioPipes } from '../../../src/server/stdioPipes.js';
 
 describe('FifoStock', () => {

@@ -38,27 +38,3 @@ export class FifoStock {
     this.discard();
   }
 }
-
-export interface FifoStockLease {
-  readonly stock: FifoStock;
-  release(): void;
-}
-
-let shared: { stock: FifoStock; users: number } | undefined;
-
-export function acquireSharedFifoStock(): FifoStockLease {
-  const entry = (shared ??= { stock: new FifoStock(), users: 0 });
-  entry.users += 1;
-  let released = false;
-  return {
-    stock: entry.stock,
-    release: () => {
-      if (released) return;
-      released = true;
-      entry.users -= 1;
-      if (entry.users > 0) return;
-      entry.stock.dispose();
-      if (shared === entry) shared = undefined;
-    },
-  };
-}
