@@ -11,8 +11,8 @@
  * JSON.parse, lstatSync and a template (bench/support/bareNodeServer.mjs, no checks at all,
  * no warm-up): the least any Node executor does per request, run in baseline code.
  *
- * `--before=<checkout>/bin/execrx.js` adds a column for another checkout's built executor
- * (`npm run build` there first): a before/after figure of a change, side by side.
+ * `--before=<checkout>/bin/execrx.js` (repeatable) adds a column for another checkout's built
+ * executor (`npm run build` there first): a before/after figure of a change, side by side.
  *
  * Run: `npx tsx bench/executor-cold-latency.ts [samples=300] [gapMs=20] [--bare-node] [--before=…]`
  */
@@ -42,9 +42,9 @@ const BEFORE_FLAG = '--before=';
 const positional = process.argv
   .slice(2)
   .filter((arg) => arg !== BARE_NODE_FLAG && !arg.startsWith(BEFORE_FLAG));
-const beforeBin = process.argv
-  .find((arg) => arg.startsWith(BEFORE_FLAG))
-  ?.slice(BEFORE_FLAG.length);
+const beforeBins = process.argv
+  .filter((arg) => arg.startsWith(BEFORE_FLAG))
+  .map((arg) => arg.slice(BEFORE_FLAG.length));
 
 function positiveArg(index: number, fallback: number): number {
   const raw = positional[index];
@@ -67,11 +67,11 @@ async function main(): Promise<void> {
   const { handwrittenClient } = await compiledLatencyDrivers();
   const servers: RunningExecServer[] = [];
   try {
-    const [binary, ours, bare, before] = await Promise.all([
+    const [binary, ours, bare, ...befores] = await Promise.all([
       startCodexExecServer(),
       startTsExecutorProcess(),
       withBareNode ? startBareNodeServer() : undefined,
-      beforeBin === undefined ? undefined : startExecutorFromBin(beforeBin),
+      ...beforeBins.map((bin) => startExecutorFromBin(bin)),
     ]);
     servers.push(binary, ours);
     const labelled: Array<readonly [string, RunningExecServer]> = [
@@ -82,10 +82,11 @@ async function main(): Promise<void> {
       servers.push(bare);
       labelled.push(['bare node', bare]);
     }
-    if (before) {
+    befores.forEach((before, index) => {
+      if (!before) return;
       servers.push(before);
-      labelled.push(['before', before]);
-    }
+      labelled.push([`before ${index + 1}`, before]);
+    });
     const columns: Column[] = [];
     for (const [label, server] of labelled) {
       const session = await handwrittenClient(server.url);
@@ -123,20 +124,19 @@ async function main(): Promise<void> {
       const note =
         column.label === 'bare node'
           ? 'bare Node, no checks, no warm-up'
-          : column.label === 'before'
-            ? `${beforeBin}`
+          : column.label.startsWith('before ')
+            ? beforeBins[Number(column.label.slice('before '.length)) - 1]!
             : 'target ≤ 1.0x';
       console.log(
         `ratio ${column.label}/binary p50: ${value.toFixed(3)}x  [${low.toFixed(3)}, ${high.toFixed(3)}]  (${note})`,
       );
     }
-    const beforeColumn = columns.find((column) => column.label === 'before');
-    const oursColumn = columns.find((column) => column.label === 'ts-executor');
-    if (beforeColumn && oursColumn) {
+    const oursColumn = columns.find((column) => column.label === 'ts-executor')!;
+    for (const beforeColumn of columns.filter((column) => column.label.startsWith('before '))) {
       const value = quantile(oursColumn.samples, 0.5) / quantile(beforeColumn.samples, 0.5);
       const [low, high] = p50RatioInterval(oursColumn.samples, beforeColumn.samples);
       console.log(
-        `ratio ts-executor/before p50: ${value.toFixed(3)}x  [${low.toFixed(3)}, ${high.toFixed(3)}]`,
+        `ratio ts-executor/${beforeColumn.label} p50: ${value.toFixed(3)}x  [${low.toFixed(3)}, ${high.toFixed(3)}]`,
       );
     }
   } finally {
