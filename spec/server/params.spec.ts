@@ -1,25 +1,65 @@
 /**
- * The executor's params decoder: serde's wording for what the schemas reject, as the binary
- * words it (-32602).
+ * The executor's hand-written params checks (params.ts `executorFastCheck`) against their zod
+ * schemas: whatever a check accepts, it returns exactly what the schema's parse returns; what
+ * it declines, the schema either rejects or it is a case left to the schema on purpose.
  */
 import { describe, expect, it } from '@jest/globals';
-import { FsGetMetadataParams, paramsDecoder, ProcessReadParams } from '../../src/server/params.js';
+import {
+  executorFastCheck,
+  FsGetMetadataParams,
+  paramsDecoder,
+  ProcessReadParams,
+} from '../../src/server/params.js';
 
-describe('paramsDecoder(FsGetMetadataParams)', () => {
-  const decode = paramsDecoder(FsGetMetadataParams);
+const PATHS = ['file:///tmp', 'relative', '', 7, null, undefined, ['file:///x'], { p: 1 }];
+const FOLLOW = [true, false, null, undefined, 'yes', 0, {}];
+const SANDBOX = [undefined, null, { kind: 'none' }, 'x'];
 
-  it('decodes the common shapes', () => {
-    expect(decode({ path: 'file:///a', sandbox: null, extra: 1 })).toStrictEqual({
-      path: 'file:///a',
-      sandbox: null,
-    });
-    expect(decode({ path: 'file:///a', followSymlinks: false })).toStrictEqual({
-      path: 'file:///a',
-      followSymlinks: false,
-    });
+function candidates(): unknown[] {
+  const values: unknown[] = [null, undefined, 'file:///tmp', 3, [], [{ path: 'file:///tmp' }]];
+  for (const path of PATHS) {
+    for (const followSymlinks of FOLLOW) {
+      for (const sandbox of SANDBOX) {
+        const value: Record<string, unknown> = { extra: 1 };
+        if (path !== undefined) value.path = path;
+        if (followSymlinks !== undefined) value.followSymlinks = followSymlinks;
+        if (sandbox !== undefined) value.sandbox = sandbox;
+        values.push(value);
+      }
+    }
+  }
+  return values;
+}
+
+describe('executorFastCheck(FsGetMetadataParams)', () => {
+  const check = executorFastCheck(FsGetMetadataParams)!;
+
+  it('returns what the schema returns whenever it accepts, and accepts the common shapes', () => {
+    let accepted = 0;
+    for (const value of candidates()) {
+      const fast = check(value);
+      const parsed = FsGetMetadataParams.safeParse(value);
+      if (fast === undefined) {
+        const record = value as Record<string, unknown> | null;
+        const leftToSchema =
+          typeof record === 'object' &&
+          record !== null &&
+          record.sandbox !== undefined &&
+          record.sandbox !== null;
+        if (!leftToSchema)
+          expect({ value, schemaAccepts: parsed.success }).toEqual({ value, schemaAccepts: false });
+        continue;
+      }
+      accepted += 1;
+      expect(parsed.success).toBe(true);
+      expect(fast).toStrictEqual(parsed.data);
+    }
+    // Three string paths × followSymlinks true, false, null or absent × sandbox null or absent.
+    expect(accepted).toBe(24);
   });
 
-  it('words errors as serde does', () => {
+  it('leaves the error wording to the schema', () => {
+    const decode = paramsDecoder(FsGetMetadataParams);
     expect(() => decode({ followSymlinks: true })).toThrow('missing field `path`');
     expect(() => decode({ path: 'file:///a', followSymlinks: 1 })).toThrow(
       'invalid type: number, expected a boolean',

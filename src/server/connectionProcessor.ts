@@ -22,6 +22,8 @@ import { decoderOf, handlerOf, type HandlerContext } from './methods.js';
 import { InitializeParams } from './params.js';
 import { errorMessage } from '../protocol/errorMessage.js';
 import { RpcFailure } from './rpcFailure.js';
+import { PreformattedJson } from './preformattedJson.js';
+import { resultReplyText } from './fastpath/resultReply.js';
 import { acceptsSplitText } from './splitText.js';
 import { reportsBackpressure } from './backpressure.js';
 import { reportsUndecodable } from './undecodableMessage.js';
@@ -146,7 +148,7 @@ export class ConnectionProcessor implements SessionOwner {
 
   private writeResult(id: RequestId, result: unknown): void {
     if (this.closed) return;
-    this.transport.send(JSON.stringify({ id, result }));
+    this.transport.send(resultReplyText(id, result));
   }
 
   private replyError(id: RequestId, failure: RpcFailure): void {
@@ -238,7 +240,7 @@ export class ConnectionProcessor implements SessionOwner {
       this.replyFailure(id, error);
       return;
     }
-    if (!isThenable(result)) {
+    if (result instanceof PreformattedJson || !isThenable(result)) {
       this.writeResult(id, result);
       return;
     }

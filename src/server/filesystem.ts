@@ -14,6 +14,7 @@ import { fsPath, uriFromPath } from './hostPath.js';
 import { copyRegularFile, openWritable, writeAllAndClose } from './nonBlockingWrite.js';
 import { fsFailure } from './osError.js';
 import { metadataStats, type MetadataStats } from './fastpath/metadataStat.js';
+import { PreformattedJson } from './preformattedJson.js';
 import {
   enforceFileSandbox,
   enforceTreeReadable,
@@ -111,14 +112,40 @@ export async function createDirectory(params: {
 const millis = (value: number): number =>
   Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 
-/** The `fs/getMetadata` result (spec §7.2). */
-export interface FileMetadata {
-  isDirectory: boolean;
-  isFile: boolean;
-  isSymlink: boolean;
-  size: number;
-  createdAtMs: number;
-  modifiedAtMs: number;
+/**
+ * The `fs/getMetadata` result, with its JSON text built by hand (it answers a hot request).
+ * Its numbers come from lstat, so are finite: a template writes them as JSON.stringify does.
+ */
+export class FileMetadata extends PreformattedJson {
+  constructor(
+    readonly isDirectory: boolean,
+    readonly isFile: boolean,
+    readonly isSymlink: boolean,
+    readonly size: number,
+    readonly createdAtMs: number,
+    readonly modifiedAtMs: number,
+  ) {
+    super();
+  }
+
+  jsonText(): string {
+    return (
+      `{"isDirectory":${this.isDirectory},"isFile":${this.isFile},"isSymlink":${this.isSymlink}` +
+      `,"size":${this.size},"createdAtMs":${this.createdAtMs},"modifiedAtMs":${this.modifiedAtMs}}`
+    );
+  }
+
+  toJSON(): {
+    isDirectory: boolean;
+    isFile: boolean;
+    isSymlink: boolean;
+    size: number;
+    createdAtMs: number;
+    modifiedAtMs: number;
+  } {
+    const { isDirectory, isFile, isSymlink, size, createdAtMs, modifiedAtMs } = this;
+    return { isDirectory, isFile, isSymlink, size, createdAtMs, modifiedAtMs };
+  }
 }
 
 export function getMetadata(params: {
@@ -147,15 +174,15 @@ export function getMetadata(params: {
 function fileMetadata({ link, target }: MetadataStats): FileMetadata {
   const isSymlink = (link.mode & S_IFMT) === S_IFLNK;
   const type = target.mode & S_IFMT;
-  return {
-    isDirectory: type === S_IFDIR,
-    isFile: type === S_IFREG,
+  return new FileMetadata(
+    type === S_IFDIR,
+    type === S_IFREG,
     isSymlink,
-    size: target.size,
+    target.size,
     // Observed on 0.169.0: a followed symlink reports createdAtMs 0.
-    createdAtMs: target === link ? millis(link.birthtimeMs) : 0,
-    modifiedAtMs: millis(target.mtimeMs),
-  };
+    target === link ? millis(link.birthtimeMs) : 0,
+    millis(target.mtimeMs),
+  );
 }
 
 export async function canonicalize(params: {

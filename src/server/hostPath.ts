@@ -6,6 +6,7 @@
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PathUriError } from '../protocol/pathUri.js';
+import { verbatimFilePath } from './fastpath/verbatimFileUri.js';
 import { RpcFailure } from './rpcFailure.js';
 
 const HOST_OS =
@@ -17,6 +18,11 @@ const HOST_OS =
 
 /** Converts a `file:` URI to a native absolute path, or throws a `PathUriError`. */
 export function pathFromUri(uri: string): string {
+  return verbatimFilePath(uri) ?? pathFromUriParsed(uri);
+}
+
+/** `pathFromUri` through the WHATWG URL parser: every URI, with the binary's error texts. */
+export function pathFromUriParsed(uri: string): string {
   let url: URL;
   try {
     url = new URL(uri);

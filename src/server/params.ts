@@ -5,6 +5,7 @@
  * accept absent or null.
  */
 import { z } from 'zod';
+import { checkGetMetadataParams } from './fastpath/getMetadataParams.js';
 import { RpcFailure } from './rpcFailure.js';
 
 /**
@@ -82,6 +83,19 @@ export const FsCreateDirectoryParams = z.object({
 });
 export const FsGetMetadataParams = z.object({ path: z.string(), followSymlinks, sandbox });
 
+/**
+ * Hand-written equivalents of the executor's hottest params schemas: what the schema's
+ * `parse` returns for a value it accepts, undefined for anything else (the schema then words
+ * the error), so a check never changes what is accepted (fastpath/getMetadataParams.ts).
+ */
+const EXECUTOR_FAST_CHECKS = new Map<z.ZodType, (value: unknown) => unknown>([
+  [FsGetMetadataParams, checkGetMetadataParams],
+]);
+
+/** The executor's hand-written check of `schema`, if it has one (exported for its spec). */
+export function executorFastCheck(schema: z.ZodType): ((value: unknown) => unknown) | undefined {
+  return EXECUTOR_FAST_CHECKS.get(schema);
+}
 export const FsCanonicalizeParams = z.object({ path: z.string(), sandbox });
 export const FsReadDirectoryParams = z.object({ path: z.string(), sandbox });
 export const FsRemoveParams = z.object({
@@ -221,10 +235,15 @@ function serdeMessage(issue: z.core.$ZodIssue, params: unknown): string {
 
 /**
  * The params decoder of `schema`: returns the decoded params or throws `RpcFailure(-32602,
- * <serde-style message>)`.
+ * <serde-style message>)`. Hot methods have a hand-written check of the same contract
+ * (above), looked up here once rather than on every request.
  */
 export function paramsDecoder<T>(schema: z.ZodType<T>): (params: unknown) => T {
+  const fastCheck = EXECUTOR_FAST_CHECKS.get(schema) as
+    ((value: unknown) => T | undefined) | undefined;
   return (params) => {
+    const checked = fastCheck?.(params);
+    if (checked !== undefined) return checked;
     const parsed = schema.safeParse(params === undefined ? null : params);
     if (parsed.success) return parsed.data;
     const issue = parsed.error.issues[0];

@@ -6,13 +6,14 @@
  * (the binary then drops the connection without a Close frame).
  *
  * Frames usually arrive whole, one or more per socket read; such a frame is unmasked in
- * place and its payload is a view of the chunk. Only a frame split across
+ * place, and a Text message is decoded straight from the chunk. Only a frame split across
  * reads, and a fragmented message, are gathered into a buffer of their own (GrowableBuffer:
  * memory in proportion to the bytes, however small the pieces they come in).
  */
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import { GrowableBuffer } from './growableBuffer.js';
+import { ASCII_TEXT_FROM_CHUNK, decodeUtf8 } from './fastpath/frameText.js';
 
 /** tungstenite's default `max_frame_size`. */
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -122,6 +123,12 @@ export class WebSocketFrameReader {
     const start = offset + header;
     const end = start + length;
     const ascii = unmask(data, start, end) < 0x80;
+    if (ASCII_TEXT_FROM_CHUNK && ascii && fin && opcode === OPCODE_TEXT) {
+      // The common case, decoded from the chunk without a view of the payload (no `subarray`).
+      // ASCII needs no UTF-8 check.
+      this.sink.text(decodeUtf8(data, start, end));
+      return this.stopped ? STOPPED : header + length;
+    }
     return this.take(opcode, fin, data.subarray(start, end), ascii) ? header + length : STOPPED;
   }
 
@@ -186,7 +193,7 @@ export class WebSocketFrameReader {
     if (opcode === OPCODE_BINARY) {
       this.sink.binary(data);
     } else if (ascii || isUtf8(data)) {
-      this.sink.text(data.toString('utf8'));
+      this.sink.text(decodeUtf8(data, 0, data.length));
     } else {
       this.violate('a Text message is not valid UTF-8');
       return false;
