@@ -11,13 +11,17 @@
  * JSON.parse, lstatSync and a template (bench/support/bareNodeServer.mjs, no checks at all,
  * no warm-up): the least any Node executor does per request, run in baseline code.
  *
- * Run: `npx tsx bench/executor-cold-latency.ts [samples=300] [gapMs=20] [--bare-node]`
+ * `--before=<checkout>/bin/execrx.js` (repeatable) adds a column for another checkout's built
+ * executor (`npm run build` there first): a before/after figure of a change, side by side.
+ *
+ * Run: `npx tsx bench/executor-cold-latency.ts [samples=300] [gapMs=20] [--bare-node] [--before=…]`
  */
 import { loadavg } from 'node:os';
 import { compiledLatencyDrivers } from './support/compiledClients.js';
 import {
   startBareNodeServer,
   startCodexExecServer,
+  startExecutorFromBin,
   startTsExecutorProcess,
   type RunningExecServer,
 } from './support/executors.js';
@@ -34,7 +38,13 @@ interface Column {
 }
 
 const BARE_NODE_FLAG = '--bare-node';
-const positional = process.argv.slice(2).filter((arg) => arg !== BARE_NODE_FLAG);
+const BEFORE_FLAG = '--before=';
+const positional = process.argv
+  .slice(2)
+  .filter((arg) => arg !== BARE_NODE_FLAG && !arg.startsWith(BEFORE_FLAG));
+const beforeBins = process.argv
+  .filter((arg) => arg.startsWith(BEFORE_FLAG))
+  .map((arg) => arg.slice(BEFORE_FLAG.length));
 
 function positiveArg(index: number, fallback: number): number {
   const raw = positional[index];
@@ -57,10 +67,11 @@ async function main(): Promise<void> {
   const { handwrittenClient } = await compiledLatencyDrivers();
   const servers: RunningExecServer[] = [];
   try {
-    const [binary, ours, bare] = await Promise.all([
+    const [binary, ours, bare, ...befores] = await Promise.all([
       startCodexExecServer(),
       startTsExecutorProcess(),
       withBareNode ? startBareNodeServer() : undefined,
+      ...beforeBins.map((bin) => startExecutorFromBin(bin)),
     ]);
     servers.push(binary, ours);
     const labelled: Array<readonly [string, RunningExecServer]> = [
@@ -71,6 +82,11 @@ async function main(): Promise<void> {
       servers.push(bare);
       labelled.push(['bare node', bare]);
     }
+    befores.forEach((before, index) => {
+      if (!before) return;
+      servers.push(before);
+      labelled.push([`before ${index + 1}`, before]);
+    });
     const columns: Column[] = [];
     for (const [label, server] of labelled) {
       const session = await handwrittenClient(server.url);
@@ -106,9 +122,21 @@ async function main(): Promise<void> {
       const value = quantile(column.samples, 0.5) / quantile(binaryColumn.samples, 0.5);
       const [low, high] = p50RatioInterval(column.samples, binaryColumn.samples);
       const note =
-        column.label === 'bare node' ? 'bare Node, no checks, no warm-up' : 'target ≤ 1.0x';
+        column.label === 'bare node'
+          ? 'bare Node, no checks, no warm-up'
+          : column.label.startsWith('before ')
+            ? beforeBins[Number(column.label.slice('before '.length)) - 1]!
+            : 'target ≤ 1.0x';
       console.log(
         `ratio ${column.label}/binary p50: ${value.toFixed(3)}x  [${low.toFixed(3)}, ${high.toFixed(3)}]  (${note})`,
+      );
+    }
+    const oursColumn = columns.find((column) => column.label === 'ts-executor')!;
+    for (const beforeColumn of columns.filter((column) => column.label.startsWith('before '))) {
+      const value = quantile(oursColumn.samples, 0.5) / quantile(beforeColumn.samples, 0.5);
+      const [low, high] = p50RatioInterval(oursColumn.samples, beforeColumn.samples);
+      console.log(
+        `ratio ts-executor/${beforeColumn.label} p50: ${value.toFixed(3)}x  [${low.toFixed(3)}, ${high.toFixed(3)}]`,
       );
     }
   } finally {

@@ -3,7 +3,7 @@
  * can do to answer `fs/getMetadata` over a WebSocket — node:http's upgrade, a small masked
  * frame read by hand, JSON.parse, lstatSync, a template reply. It checks nothing (no
  * duplicate keys, no params validation, no URI parsing, no gating) and understands only
- * what the benchmark's client sends, and is not warmed up (execrx serve is: src/server/warmUp.ts).
+ * what the benchmark's client sends, and is not warmed up (execrx serve is: src/server/fastpath/warmUp.ts).
  * Prints its `ws://` URL on the first stdout line.
  */
 import { createHash } from 'node:crypto';

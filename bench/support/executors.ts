@@ -13,7 +13,7 @@
  * `EXECRX_BENCH_FROM_SOURCE=1` runs the CLI from source through tsx instead (slower: tsx's
  * esbuild keeps function names, so every closure goes through a `__name` helper).
  * `EXECRX_BENCH_SERVE_FLAGS` adds flags to `execrx serve`, e.g. `--no-warm-up` to see what the
- * warm-up (src/server/warmUp.ts) is worth.
+ * warm-up (src/server/fastpath/warmUp.ts) is worth.
  *
  * A `PlainVariant` (bench/support/plainTwins.ts) builds a second copy with chosen fast paths
  * replaced by their plain twins, so that one run can compare the two side by side;
@@ -21,7 +21,7 @@
  */
 import { spawn, execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { copyFile, cp, mkdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { overlayPlainTwins, variantLabel, type PlainVariant } from './plainTwins.js';
 import {
@@ -60,25 +60,30 @@ export function packageBin(variant: PlainVariant = []): Promise<string> {
     await mkdir(`${PACKAGE_DIR}/bin`, { recursive: true });
     await copyFile(`${REPO}bin/execrx.js`, `${PACKAGE_DIR}/bin/execrx.js`);
     await copyFile(`${REPO}package.json`, `${PACKAGE_DIR}/package.json`);
-    await new Promise<void>((resolve) =>
-      // Type errors elsewhere in the tree (other work in progress) do not stop the emit.
-      execFile(
-        process.execPath,
-        [
-          TSC,
-          '-p',
-          `${REPO}tsconfig.build.json`,
-          '--outDir',
-          `${PACKAGE_DIR}/dist`,
-          '--declaration',
-          'false',
-          '--declarationMap',
-          'false',
-        ],
-        { cwd: REPO },
-        () => resolve(),
-      ),
-    );
+    // A variant starts from the shipped build's compiled tree (one `tsc` per benchmark run).
+    if (variant.length > 0) {
+      await packageBin([]);
+      await cp(`${PID_DIR}/${variantLabel([])}/dist`, `${PACKAGE_DIR}/dist`, { recursive: true });
+    } else
+      await new Promise<void>((resolve) =>
+        // Type errors elsewhere in the tree (other work in progress) do not stop the emit.
+        execFile(
+          process.execPath,
+          [
+            TSC,
+            '-p',
+            `${REPO}tsconfig.build.json`,
+            '--outDir',
+            `${PACKAGE_DIR}/dist`,
+            '--declaration',
+            'false',
+            '--declarationMap',
+            'false',
+          ],
+          { cwd: REPO },
+          () => resolve(),
+        ),
+      );
     await overlayPlainTwins(`${PACKAGE_DIR}/dist`, variant);
     // bin/execrx.js loads the bundled CLI, as in the built package.
     await new Promise<void>((resolve) =>
@@ -86,8 +91,9 @@ export function packageBin(variant: PlainVariant = []): Promise<string> {
     );
     if (!existsSync(`${PACKAGE_DIR}/dist/cli/main.bundle.js`))
       throw new Error(`building the execrx CLI into ${PACKAGE_DIR} failed`);
-    // The copy is only needed while this benchmark runs.
-    process.once('exit', () => rmSync(PID_DIR, { recursive: true, force: true }));
+    // The copies are only needed while this benchmark runs (every variant builds the fast one).
+    if (variant.length === 0)
+      process.once('exit', () => rmSync(PID_DIR, { recursive: true, force: true }));
     return `${PACKAGE_DIR}/bin/execrx.js`;
   })();
   built.set(label, building);

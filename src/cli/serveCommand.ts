@@ -210,9 +210,9 @@ export const serveCommand: Command = {
   },
 };
 
-/** Warms the executor code (server/warmUp.ts); a failure is reported and serving goes on. */
+/** Warms the executor code (server/fastpath/warmUp.ts); a failure is reported and serving goes on. */
 async function warmUp(streams: Parameters<Command['run']>[1]): Promise<void> {
-  const { warmUpExecutor } = await import('../server/warmUp.js');
+  const { warmUpExecutor } = await import('../server/fastpath/warmUp.js');
   try {
     await warmUpExecutor();
   } catch (error) {

@@ -9,7 +9,7 @@ import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { spawn as spawnPty } from '@lydell/node-pty';
-import type { FifoStock } from './fifoStock.js';
+import type { FifoStock } from './fastpath/fifoStock.js';
 import { openStdioPipes } from './stdioPipes.js';
 
 export type OutputStream = 'stdout' | 'stderr' | 'pty';

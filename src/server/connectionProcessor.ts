@@ -23,6 +23,7 @@ import { InitializeParams } from './params.js';
 import { errorMessage } from '../protocol/errorMessage.js';
 import { RpcFailure } from './rpcFailure.js';
 import { PreformattedJson } from './preformattedJson.js';
+import { resultReplyText } from './fastpath/resultReply.js';
 import { acceptsSplitText } from './splitText.js';
 import { reportsBackpressure } from './backpressure.js';
 import { reportsUndecodable } from './undecodableMessage.js';
@@ -147,14 +148,7 @@ export class ConnectionProcessor implements SessionOwner {
 
   private writeResult(id: RequestId, result: unknown): void {
     if (this.closed) return;
-    if (result instanceof PreformattedJson) {
-      // `JSON.stringify({ id, result })`, with the result's text made by hand (a numeric id is
-      // an integer, which a template writes as JSON.stringify does).
-      const idText = typeof id === 'number' ? `${id}` : JSON.stringify(id);
-      this.transport.send(`{"id":${idText},"result":${result.jsonText()}}`);
-    } else {
-      this.transport.send(JSON.stringify({ id, result }));
-    }
+    this.transport.send(resultReplyText(id, result));
   }
 
   private replyError(id: RequestId, failure: RpcFailure): void {

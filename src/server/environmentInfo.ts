@@ -8,6 +8,7 @@ import { homedir, tmpdir, userInfo } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EnvironmentCapabilities, EnvironmentInfoWire } from '../protocol/environment.js';
+import { cachedDirectoryUri, cachedShell } from './fastpath/environmentCache.js';
 import { uriFromPath } from './hostPath.js';
 
 /** What this executor reports: the protocol's `environment/info` shape, as sent. */
@@ -88,42 +89,24 @@ export function executorVersion(): string {
   return (cachedVersion = 'execrx 0.0.0');
 }
 
-/**
- * The `file:` URIs of the directories `environmentInfo` reports, kept once converted: every
- * `initialize` reports the same few (at most 16 are kept; the paths come from this process's
- * own state, so the map cannot grow with input).
- */
-const directoryUris = new Map<string, string | null>();
-
 function uriOrNull(path: string | undefined): string | null {
   if (!path) return null;
-  let uri = directoryUris.get(path);
-  if (uri === undefined) {
+  return cachedDirectoryUri(path, () => {
     try {
-      uri = uriFromPath(path);
+      return uriFromPath(path);
     } catch {
-      uri = null;
+      return null;
     }
-    if (directoryUris.size < 16) directoryUris.set(path, uri);
-  }
-  return uri;
+  });
 }
-
-/**
- * The shell `environmentInfo` reports, detected once per process, as a program reads `$SHELL`
- * when it starts (the passwd lookup is not repeated per `initialize`; docs/performance.md has
- * what it cost). A `chsh` while the executor runs shows after its restart.
- */
-let reportedShell: { name: string; path: string } | undefined;
 
 /**
  * What this executor answers to `environment/info` (and carries in the `initialize` result): shell,
  * cwd, home, OS, temp dirs, version and capability flags that are true only for what it implements.
  */
 export function environmentInfo(): EnvironmentInfo {
-  reportedShell ??= detectShell();
   return {
-    shell: { ...reportedShell },
+    shell: { ...cachedShell(detectShell) },
     executorVersion: executorVersion(),
     cwd: uriOrNull(process.cwd()),
     userHomeDir: uriOrNull(homedir()),

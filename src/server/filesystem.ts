@@ -5,7 +5,7 @@
  * Over 400 lines for one reason: one function per method, each read on its own, sharing the
  * path, sandbox and error helpers kept here.
  */
-import { constants, lstatSync, statSync } from 'node:fs';
+import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, relative, isAbsolute, dirname, basename } from 'node:path';
@@ -13,6 +13,7 @@ import { decodeBase64Strict } from '../protocol/base64.js';
 import { fsPath, uriFromPath } from './hostPath.js';
 import { copyRegularFile, openWritable, writeAllAndClose } from './nonBlockingWrite.js';
 import { fsFailure } from './osError.js';
+import { metadataStats, type MetadataStats } from './fastpath/metadataStat.js';
 import { PreformattedJson } from './preformattedJson.js';
 import {
   enforceFileSandbox,
@@ -151,29 +152,37 @@ export function getMetadata(params: {
   path: string;
   followSymlinks?: boolean | null;
   sandbox?: unknown;
-}): FileMetadata {
+}): FileMetadata | Promise<FileMetadata> {
   const path = fsPath(params.path);
-  enforceFileSandbox(params.sandbox, path, 'read', params.followSymlinks !== false);
-  // Synchronous on purpose (and answered in the same turn): a metadata lookup skips the two
-  // thread hand-offs of the libuv thread pool (`bench/executor-cold-latency.ts`; the figure is
-  // in docs/performance.md). spec/server/filesystem.spec.ts holds its answers.
+  const follow = params.followSymlinks !== false;
+  enforceFileSandbox(params.sandbox, path, 'read', follow);
+  // Answered in the same turn when the lookup is synchronous (fastpath/metadataStat.ts).
+  let stats: MetadataStats | Promise<MetadataStats>;
   try {
-    const link = lstatSync(path);
-    const isSymlink = (link.mode & S_IFMT) === S_IFLNK;
-    const target = isSymlink && params.followSymlinks !== false ? statSync(path) : link;
-    const type = target.mode & S_IFMT;
-    return new FileMetadata(
-      type === S_IFDIR,
-      type === S_IFREG,
-      isSymlink,
-      target.size,
-      // Observed on 0.169.0: a followed symlink reports createdAtMs 0.
-      target === link ? millis(link.birthtimeMs) : 0,
-      millis(target.mtimeMs),
-    );
+    stats = metadataStats(path, follow);
   } catch (error) {
     throw fsFailure(error);
   }
+  if (stats instanceof Promise) {
+    return stats.then(fileMetadata, (error: unknown) => {
+      throw fsFailure(error);
+    });
+  }
+  return fileMetadata(stats);
+}
+
+function fileMetadata({ link, target }: MetadataStats): FileMetadata {
+  const isSymlink = (link.mode & S_IFMT) === S_IFLNK;
+  const type = target.mode & S_IFMT;
+  return new FileMetadata(
+    type === S_IFDIR,
+    type === S_IFREG,
+    isSymlink,
+    target.size,
+    // Observed on 0.169.0: a followed symlink reports createdAtMs 0.
+    target === link ? millis(link.birthtimeMs) : 0,
+    millis(target.mtimeMs),
+  );
 }
 
 export async function canonicalize(params: {

@@ -6,6 +6,7 @@
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PathUriError } from '../protocol/pathUri.js';
+import { verbatimFilePath } from './fastpath/verbatimFileUri.js';
 import { RpcFailure } from './rpcFailure.js';
 
 const HOST_OS =
@@ -15,19 +16,9 @@ const HOST_OS =
       ? 'windows'
       : process.platform;
 
-/**
- * `file:///…` URIs whose path the URL parser would leave exactly as written: only characters
- * it neither escapes nor decodes, no `%`, `\\`, `:`, `|`, `?`, `#`, whitespace or non-ASCII,
- * and no dot segment (`/./`, `/..` at the end, …).
- */
-const VERBATIM_FILE_URI = /^file:\/\/(?!.*\/\.\.?(?:\/|$))\/[A-Za-z0-9\-._~!$&'()*+,;=@/]*$/;
-
 /** Converts a `file:` URI to a native absolute path, or throws a `PathUriError`. */
 export function pathFromUri(uri: string): string {
-  // The common case without the URL parser (docs/performance.md); hostPath.spec holds this
-  // to the full conversion.
-  if (VERBATIM_FILE_URI.test(uri)) return uri.slice('file://'.length);
-  return pathFromUriParsed(uri);
+  return verbatimFilePath(uri) ?? pathFromUriParsed(uri);
 }
 
 /** `pathFromUri` through the WHATWG URL parser: every URI, with the binary's error texts. */

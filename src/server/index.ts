@@ -4,8 +4,8 @@ export type { ExecServer, ExecServerOptions, ListenAddress } from './execServer.
 export { createExecutor } from './executor.js';
 export type { Executor, ExecutorOptions } from './executor.js';
 export type { ConnectionProcessor } from './connectionProcessor.js';
-export { warmUpExecutor } from './warmUp.js';
-export type { WarmUpOptions, WarmUpReport } from './warmUp.js';
+export { warmUpExecutor } from './fastpath/warmUp.js';
+export type { WarmUpOptions, WarmUpReport } from './fastpath/warmUp.js';
 export { environmentInfo, EXECUTOR_CAPABILITIES } from './environmentInfo.js';
 export type { EnvironmentInfo } from './environmentInfo.js';
 export { startLocalExecutor, type LocalExecutor } from './localExecutor.js';

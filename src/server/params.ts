@@ -5,6 +5,7 @@
  * accept absent or null.
  */
 import * as z from 'zod';
+import { checkGetMetadataParams } from './fastpath/getMetadataParams.js';
 import { RpcFailure } from './rpcFailure.js';
 
 /**
@@ -85,28 +86,10 @@ export const FsGetMetadataParams = z.object({ path: z.string(), followSymlinks, 
 /**
  * Hand-written equivalents of the executor's hottest params schemas: what the schema's
  * `parse` returns for a value it accepts, undefined for anything else (the schema then words
- * the error), so a check never changes what is accepted. spec/server/params.spec.ts holds each
- * check to its schema; why they exist (a cold zod pass) is in docs/performance.md.
+ * the error), so a check never changes what is accepted (fastpath/getMetadataParams.ts).
  */
 const EXECUTOR_FAST_CHECKS = new Map<z.ZodType, (value: unknown) => unknown>([
-  [
-    FsGetMetadataParams,
-    (value) => {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-      const record = value as Record<string, unknown>;
-      const { path, followSymlinks, sandbox } = record;
-      if (typeof path !== 'string') return undefined;
-      // `sandbox: null` is what clients send; a sandbox context goes through the schema.
-      if (sandbox !== undefined && sandbox !== null) return undefined;
-      if (followSymlinks !== undefined && followSymlinks !== null) {
-        if (typeof followSymlinks !== 'boolean') return undefined;
-      }
-      const params: Record<string, unknown> = { path };
-      if ('followSymlinks' in record) params.followSymlinks = followSymlinks;
-      if ('sandbox' in record) params.sandbox = sandbox;
-      return params;
-    },
-  ],
+  [FsGetMetadataParams, checkGetMetadataParams],
 ]);
 
 /** The executor's hand-written check of `schema`, if it has one (exported for its spec). */

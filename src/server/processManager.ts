@@ -6,7 +6,7 @@
 import { describeOsError } from './osError.js';
 import { childEnvironment } from './envPolicy.js';
 import { spawnChild } from './childProcess.js';
-import { acquireSharedFifoStock } from './fifoStock.js';
+import { acquireSharedFifoStock } from './sharedFifoStock.js';
 import { cwdPath } from './hostPath.js';
 import { ProcessOutputParams } from './fastpath/notificationText.js';
 import { ManagedProcess, type ProcessEvent, type RetainedChunk } from './managedProcess.js';

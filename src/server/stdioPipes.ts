@@ -12,7 +12,7 @@
  */
 import { closeSync, constants as fs, openSync, unlinkSync } from 'node:fs';
 import { Socket } from 'node:net';
-import type { FifoStock } from './fifoStock.js';
+import type { FifoStock } from './fastpath/fifoStock.js';
 
 export interface StdioPipes {
   /** The child's ends, for `spawn`'s `stdio` (stdin is /dev/null without `pipeStdin`). */

@@ -13,6 +13,7 @@
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import { GrowableBuffer } from './growableBuffer.js';
+import { ASCII_TEXT_FROM_CHUNK, decodeUtf8 } from './fastpath/frameText.js';
 
 /** tungstenite's default `max_frame_size`. */
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -122,7 +123,7 @@ export class WebSocketFrameReader {
     const start = offset + header;
     const end = start + length;
     const ascii = unmask(data, start, end) < 0x80;
-    if (ascii && fin && opcode === OPCODE_TEXT) {
+    if (ASCII_TEXT_FROM_CHUNK && ascii && fin && opcode === OPCODE_TEXT) {
       // The common case, decoded from the chunk without a view of the payload (no `subarray`).
       // ASCII needs no UTF-8 check.
       this.sink.text(decodeUtf8(data, start, end));
@@ -248,12 +249,4 @@ function unmask(data: Buffer, start: number, end: number): number {
     bits |= byte;
   }
   return bits;
-}
-
-/**
- * UTF-8 text of `data[start..end)`, already checked. The default encoding (`undefined`) is
- * UTF-8; leaving it unnamed takes Buffer's shortest path to the decoder.
- */
-function decodeUtf8(data: Buffer, start: number, end: number): string {
-  return data.toString(undefined, start, end);
 }

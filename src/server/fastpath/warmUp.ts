@@ -20,8 +20,8 @@ import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { firstValueFrom, from, timeout } from 'rxjs';
 import WebSocket from 'ws';
-import { ErrorCode } from '../protocol/errors.js';
-import { startExecServer } from './execServer.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { startExecServer } from '../execServer.js';
 
 /** How much `warmUpExecutor` sends and how long it may take. */
 export interface WarmUpOptions {

@@ -1,9 +1,11 @@
 /**
  * Named pipes (FIFOs) made ahead of time, for pipe-mode children's stdio (`stdioPipes.ts`).
  * Node has no pipe(2) or mkfifo(2), and a `mkfifo` process per `process/start` would add a
- * spawn to every start (docs/performance.md); so one `mkfifo` run makes a batch in a private
- * directory (mode 0700, FIFOs 0600), refilled in the background when the stock runs low. Every FIFO is used
- * once: opened, then unlinked. `dispose` removes the directory.
+ * spawn to every start; so one `mkfifo` run makes a batch in a private directory (mode 0700,
+ * FIFOs 0600), refilled in the background when the stock runs low. Every FIFO is used once:
+ * opened, then unlinked. `dispose` removes the directory. spec/server/fastpath/fifoStock.spec.ts
+ * holds it to its plain twin (bench/plain/server/fastpath/fifoStock.ts, one `mkfifo` per take);
+ * what the stock saves: docs/performance.md, "Fast paths".
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -144,33 +146,4 @@ export class FifoStock {
     removeQuietly(this.directory);
     this.directory = undefined;
   }
-}
-
-export interface FifoStockLease {
-  readonly stock: FifoStock;
-  /** Ends this user's share; the last one disposes the stock. Idempotent. */
-  release(): void;
-}
-
-let shared: { stock: FifoStock; users: number } | undefined;
-
-/**
- * The executor-wide stock, shared by every live session, so only the first pipe-mode start
- * (not the first of every session) waits for `mkfifo`. Disposed when the last session ends.
- */
-export function acquireSharedFifoStock(): FifoStockLease {
-  const entry = (shared ??= { stock: new FifoStock(), users: 0 });
-  entry.users += 1;
-  let released = false;
-  return {
-    stock: entry.stock,
-    release: () => {
-      if (released) return;
-      released = true;
-      entry.users -= 1;
-      if (entry.users > 0) return;
-      entry.stock.dispose();
-      if (shared === entry) shared = undefined;
-    },
-  };
 }

@@ -1,7 +1,12 @@
-/** warmUpExecutor: a throwaway executor answers every request, and nothing of it stays behind. */
+/**
+ * warmUpExecutor: a throwaway executor answers every request, and nothing of it stays behind,
+ * so a warmed executor serves exactly as its plain twin (bench/plain/server/fastpath/warmUp.ts,
+ * no warm-up) does: the warm-up leaves no state but optimised code.
+ */
 import { describe, expect, it } from '@jest/globals';
 import { TimeoutError } from 'rxjs';
-import { warmUpExecutor } from '../../src/server/warmUp.js';
+import { warmUpExecutor as plainWarmUp } from '../../../bench/plain/server/fastpath/warmUp.js';
+import { warmUpExecutor } from '../../../src/server/fastpath/warmUp.js';
 
 /** Listening servers and sockets this process holds. */
 function networkHandles(): number {
@@ -32,6 +37,16 @@ describe('warmUpExecutor', () => {
     await expect(warmUpExecutor({ requests: 1_000_000, timeLimitMs: 50 })).rejects.toBeInstanceOf(
       TimeoutError,
     );
+    expect(await networkHandlesSettledAt(before)).toBe(before);
+  });
+
+  it('reports the shape its plain twin reports, and leaves as few handles', async () => {
+    const before = networkHandles();
+    const [fast, plain] = [
+      await warmUpExecutor({ requests: 40, connections: 2 }),
+      await plainWarmUp(),
+    ];
+    expect(Object.keys(fast).sort()).toEqual(Object.keys(plain).sort());
     expect(await networkHandlesSettledAt(before)).toBe(before);
   });
 });

@@ -1,11 +1,18 @@
-/** The FIFO stock behind pipe-mode stdio: real FIFOs, used once, removed with the stock. */
+/**
+ * The FIFO stock behind pipe-mode stdio: real FIFOs, used once, removed with the stock; what it
+ * hands out is what its plain twin (bench/plain/server/fastpath/fifoStock.ts, one `mkfifo` per
+ * take) hands out.
+ */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { acquireSharedFifoStock, FifoStock } from '../../src/server/fifoStock.js';
-import { openStdioPipes } from '../../src/server/stdioPipes.js';
+import fc from 'fast-check';
+import { FifoStock as PlainFifoStock } from '../../../bench/plain/server/fastpath/fifoStock.js';
+import { FifoStock } from '../../../src/server/fastpath/fifoStock.js';
+import { acquireSharedFifoStock } from '../../../src/server/sharedFifoStock.js';
+import { openStdioPipes } from '../../../src/server/stdioPipes.js';
 
 describe('FifoStock', () => {
   it('hands out distinct FIFOs in a private directory, and dispose removes it', async () => {
@@ -64,5 +71,43 @@ describe('acquireSharedFifoStock', () => {
     const third = acquireSharedFifoStock();
     expect(third.stock).not.toBe(first.stock);
     third.release();
+  });
+});
+
+describe('FifoStock against its plain twin', () => {
+  /** What a sequence of takes got: per take, the count and whether each is a fresh 0600 FIFO. */
+  async function takes(
+    stock: { take(count: number): Promise<string[]>; dispose(): void },
+    counts: readonly number[],
+  ): Promise<string[]> {
+    const seen = new Set<string>();
+    const outcome: string[] = [];
+    try {
+      for (const count of counts) {
+        const paths = await stock.take(count);
+        const fresh = paths.every((path) => !seen.has(path) && statSync(path).isFIFO());
+        const modes = paths.map((path) => (statSync(path).mode & 0o777).toString(8));
+        const directories = paths.map((path) => (statSync(dirname(path)).mode & 0o777).toString(8));
+        for (const path of paths) seen.add(path);
+        outcome.push(`${paths.length} fresh=${fresh} ${[...new Set([...modes, ...directories])]}`);
+      }
+    } finally {
+      stock.dispose();
+    }
+    return outcome;
+  }
+
+  it('hands out the same: distinct fresh FIFOs, mode 0600, in a 0700 directory', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 40 }),
+        async (counts) => {
+          expect(await takes(new FifoStock(), counts)).toEqual(
+            await takes(new PlainFifoStock(), counts),
+          );
+        },
+      ),
+      { numRuns: 8 },
+    );
   });
 });
