@@ -22,6 +22,7 @@
  * path its place; for MB/s fast/plain), and the binary's with fast/binary and plain/binary.
  *
  * Run: `npx tsx bench/fast-paths-executor.ts [rounds=100] [gapMs=20] [stdinRounds=8]`
+ * (`FAST_PATHS=warmUp,fifoStock` measures only the fast paths whose modules have those names).
  */
 import { loadavg } from 'node:os';
 import { firstValueFrom, switchMap } from 'rxjs';
@@ -43,7 +44,7 @@ const FIGURES = ['fs_get_metadata_ms', 'connection_ms', 'process_completion_ms']
 type Figure = (typeof FIGURES)[number];
 
 /** Each fast path of the executor's inbound side, and the figure it has to move. */
-const FAST_PATHS: ReadonlyArray<{ modules: string[]; trick: string; figure: Figure }> = [
+const ALL_FAST_PATHS: ReadonlyArray<{ modules: string[]; trick: string; figure: Figure }> = [
   { modules: ['server/fastpath/warmUp'], trick: 'V8 warm-up', figure: 'fs_get_metadata_ms' },
   {
     modules: ['server/fastpath/keysInText'],
@@ -98,10 +99,15 @@ const FAST_PATHS: ReadonlyArray<{ modules: string[]; trick: string; figure: Figu
   },
 ];
 
+const CHOSEN = (process.env.FAST_PATHS ?? '').split(',').filter(Boolean);
+const chosen = (module: string): boolean =>
+  CHOSEN.length === 0 || CHOSEN.includes(module.split('/').pop()!);
+const FAST_PATHS = ALL_FAST_PATHS.filter(({ modules }) => modules.every(chosen));
+
 /** Fast paths whose cost grows with the message, measured on stdin throughput too. */
 const STDIN_FAST_PATHS: ReadonlyArray<{ module: string; trick: string }> = [
   { module: 'server/fastpath/keysInText', trick: 'keysInText indexOf scan' },
-];
+].filter(({ module }) => chosen(module));
 const STDIN_BYTES = 16 * 1024 * 1024;
 const STDIN_PIECE = Buffer.alloc(1024 * 1024, 0x61);
 
@@ -213,7 +219,7 @@ async function main(): Promise<void> {
     }
     for (const column of columns) column.session.close();
     report(columns, rounds, gapMs);
-    await reportStdin(columns, stdinRounds);
+    if (STDIN_FAST_PATHS.length > 0) await reportStdin(columns, stdinRounds);
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
   }

@@ -1,9 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
 import { TextDecoder } from 'node:util';
-import { type Subscription, interval } from 'rxjs';
+import { Subject, type Subscription, interval } from 'rxjs';
 import { DisconnectedError, DisconnectReason } from '../protocol/errors.js';
-import { DirectSubject } from '../transport/directSubject.js';
 import type { BackpressureTransport } from './backpressure.js';
 import { smallTextFrame } from './fastpath/smallTextFrame.js';
 import { undecodableJsonError } from './jsonSyntax.js';
@@ -108,9 +107,8 @@ export function acceptedWebSocket(
 class AcceptedWebSocket
   implements SplitTextTransport, BackpressureTransport, UndecodableMessageTransport, FrameReaderSink
 {
-  /** Hot; delivers straight to its subscribers (see DirectSubject). */
-  private readonly incoming = new DirectSubject<string>();
-  readonly incoming$ = this.incoming.observable;
+  private readonly incoming = new Subject<string>();
+  readonly incoming$ = this.incoming.asObservable();
   private readonly reader = new WebSocketFrameReader(this);
   private readonly keepalive: Subscription | undefined;
   /** Messages sent this turn, written together once it ends. */
