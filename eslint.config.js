@@ -37,7 +37,7 @@ const ZOD_NAMESPACE_IMPORT = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/relay/gen/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'spec/relay/protobuf/gen/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -4,6 +4,7 @@
  * gives a valid value or a `RelayProtocolError`, never another throw.
  */
 import { describe, expect, it, jest } from '@jest/globals';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import {
   DEFAULT_REORDER_LIMITS,
@@ -22,6 +23,7 @@ import {
   encodeNoiseRelayFrame,
 } from '../../src/transport/noiseRelayFrameCodec.js';
 import { bytes, cutAt, fuzzParameters, fuzzTimeoutMs, mutated } from './fuzzRuns.js';
+import { RelayMessageFrameSchema } from '../relay/protobuf/gen/relay_pb.js';
 
 jest.setTimeout(fuzzTimeoutMs());
 
@@ -66,7 +68,112 @@ const frame: fc.Arbitrary<RelayFrame> = fc.oneof(
   streamId.map((id) => ({ kind: 'heartbeat' as const, streamId: id })),
 );
 
+/** The generated reference codec's reading of `input` (protoc-gen-es), validated as frames.ts does. */
+function referenceOutcome(input: Uint8Array): unknown {
+  let message;
+  try {
+    message = fromBinary(RelayMessageFrameSchema, input);
+  } catch {
+    return 'malformed';
+  }
+  const header = {
+    streamId: message.streamId,
+    ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
+    ...(message.tracestate === undefined ? {} : { tracestate: message.tracestate }),
+  };
+  const body = message.body;
+  const candidate = (): RelayFrame => {
+    if (message.version !== 1)
+      throw new RelayProtocolError(`unsupported relay message frame version ${message.version}`);
+    if (message.streamId.trim() === '')
+      throw new RelayProtocolError('relay message frame is missing stream_id');
+    switch (body.case) {
+      case 'data':
+        if (body.value.segmentIndex !== 0 || body.value.segmentCount !== 1)
+          throw new RelayProtocolError('relay data message frame is missing required fields');
+        return { ...header, kind: 'data', seq: body.value.seq, payload: body.value.payload };
+      case 'handshake':
+        return { ...header, kind: 'handshake', payload: body.value.payload };
+      case 'resume':
+        return { ...header, kind: 'resume', nextSeq: body.value.nextSeq };
+      case 'reset':
+        return { ...header, kind: 'reset', reason: body.value.reason };
+      case 'ackFrame':
+        return { ...header, kind: 'ack' };
+      case 'heartbeat':
+        return { ...header, kind: 'heartbeat' };
+      default:
+        throw new RelayProtocolError('relay message frame is missing body');
+    }
+  };
+  // Validation (payloads, reasons, ids) is frames.ts's own; only the parse is compared here.
+  return outcome(() => {
+    const frame = candidate();
+    return encodeRelayFrame(frame) && frame;
+  });
+}
+
+/** What frames.ts makes of `input`, with every malformed-protobuf error as one outcome. */
+function ourOutcome(input: Uint8Array): unknown {
+  const result = outcome(() => decodeRelayFrame(input));
+  const error = (result as { error?: string }).error;
+  return error?.startsWith('exec-server protocol error: invalid relay message frame:')
+    ? 'malformed'
+    : result;
+}
+
 describe('fuzz: relay protobuf frames', () => {
+  it('parses every input it accepts as the generated reference codec does (spec/relay/protobuf/gen)', () => {
+    const damagedFrame = frame
+      .filter((f) => f.streamId.trim() !== '')
+      .chain((f) => mutated(encodeRelayFrame(f)));
+    fc.assert(
+      fc.property(fc.oneof(bytes(400), damagedFrame), (input) => {
+        // Whatever we parse (a frame, or a frame rule's error), the reference codec parses the
+        // same way. Where we find the protobuf malformed and it does not, we are the stricter:
+        // prost (codex's codec) rejects a known field under another wire type, and bounds every
+        // field by its enclosing message, where protoc-gen-es reads on (found by this property).
+        const ours = ourOutcome(input);
+        if (ours === 'malformed') return;
+        expect(ours).toEqual(referenceOutcome(input));
+      }),
+      fuzzParameters(),
+    );
+  });
+
+  it('writes every valid frame as the generated reference codec does', () => {
+    fc.assert(
+      fc.property(
+        frame.filter((f) => f.streamId.trim() !== ''),
+        (original) => {
+          const { kind, streamId: id, traceparent, tracestate } = original;
+          const value =
+            original.kind === 'data'
+              ? { seq: original.seq, segmentCount: 1, payload: original.payload }
+              : original.kind === 'handshake'
+                ? { payload: original.payload }
+                : original.kind === 'resume'
+                  ? { nextSeq: original.nextSeq }
+                  : original.kind === 'reset'
+                    ? { reason: original.reason }
+                    : {};
+          const reference = toBinary(
+            RelayMessageFrameSchema,
+            create(RelayMessageFrameSchema, {
+              version: 1,
+              streamId: id,
+              body: { case: kind === 'ack' ? 'ackFrame' : kind, value } as never,
+              ...(traceparent === undefined ? {} : { traceparent }),
+              ...(tracestate === undefined ? {} : { tracestate }),
+            }),
+          );
+          expect(Array.from(encodeRelayFrame(original))).toEqual(Array.from(reference));
+        },
+      ),
+      fuzzParameters(),
+    );
+  });
+
   it('decodes any bytes to a frame or a RelayProtocolError, the fast path agreeing with the codec', () => {
     const damagedFrame = frame
       .filter((f) => f.streamId.trim() !== '')

@@ -10,7 +10,7 @@ import {
   resetFrame,
   resumeFrame,
 } from '../../src/relay/frames.js';
-import { RelayDataSchema, RelayMessageFrameSchema } from '../../src/relay/gen/relay_pb.js';
+import { RelayDataSchema, RelayMessageFrameSchema } from './protobuf/gen/relay_pb.js';
 import { RelayProtocolError } from '../../src/relay/relayProtocolError.js';
 import { ProtocolError } from '../../src/protocol/errors.js';
 import { hex, toHex, vector } from './vector.js';

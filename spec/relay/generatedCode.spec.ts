@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const relayDir = fileURLToPath(new URL('../../src/relay/', import.meta.url));
+const relayDir = fileURLToPath(new URL('./protobuf/', import.meta.url));
 const binDir = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
 
-describe('src/relay/gen', () => {
+describe('spec/relay/protobuf/gen', () => {
   let workDir: string;
   beforeAll(() => {
     workDir = mkdtempSync(join(tmpdir(), 'execrx-relay-gen-'));

@@ -1,19 +1,17 @@
 /**
  * Relay frames (noise-relay.md §4): one protobuf `RelayMessageFrame` per binary WebSocket
- * message. This module turns them into a small typed union, checks codex's validation rules on
- * both encode and decode, and enforces the 256 KiB WebSocket message limit.
+ * message (schema: spec/relay/protobuf/proto/relay.proto). This module reads and writes them
+ * with the wire primitives of protoWire.ts, turns them into a small typed union, checks codex's
+ * validation rules on both encode and decode, and enforces the 256 KiB WebSocket message limit.
+ * spec/relay/frames.spec.ts holds it to codex's vectors and to the generated reference codec.
  */
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import {
-  RelayAckSchema,
-  RelayDataSchema,
-  RelayHandshakeSchema,
-  RelayHeartbeatSchema,
-  RelayMessageFrameSchema,
-  RelayResetSchema,
-  RelayResumeSchema,
-  type RelayMessageFrame as RelayMessageFrameMessage,
-} from './gen/relay_pb.js';
+  ProtoReader,
+  ProtoWireError,
+  ProtoWriter,
+  WIRE_LENGTH_DELIMITED,
+  WIRE_VARINT,
+} from './protoWire.js';
 import { RelayProtocolError } from './relayProtocolError.js';
 
 /** `RELAY_MESSAGE_FRAME_VERSION`: the only version codex sends or accepts. */
@@ -109,7 +107,13 @@ export function resetFrame(streamId: string, reason = NOISE_RELAY_RESET_REASON):
  */
 export function encodeRelayFrame(frame: RelayFrame): Uint8Array {
   validateRelayFrame(frame);
-  const bytes = toBinary(RelayMessageFrameSchema, toMessage(frame));
+  const writer = new ProtoWriter()
+    .uint32(FIELD_VERSION, RELAY_MESSAGE_FRAME_VERSION)
+    .string(FIELD_STREAM_ID, frame.streamId)
+    .bytes(BODY_FIELD[frame.kind], bodyBytes(frame));
+  if (frame.traceparent !== undefined) writer.string(FIELD_TRACEPARENT, frame.traceparent);
+  if (frame.tracestate !== undefined) writer.string(FIELD_TRACESTATE, frame.tracestate);
+  const bytes = writer.finish();
   checkSize(bytes.length);
   return bytes;
 }
@@ -121,11 +125,12 @@ export function encodeRelayFrame(frame: RelayFrame): Uint8Array {
  */
 export function decodeRelayFrame(bytes: Uint8Array): RelayFrame {
   checkSize(bytes.length);
-  let message: RelayMessageFrameMessage;
+  let message: FrameMessage;
   try {
-    message = fromBinary(RelayMessageFrameSchema, bytes);
+    message = readFrameMessage(bytes);
   } catch (error) {
-    throw new RelayProtocolError(`invalid relay message frame: ${describe(error)}`, {
+    if (!(error instanceof ProtoWireError)) throw error;
+    throw new RelayProtocolError(`invalid relay message frame: ${error.message}`, {
       cause: error,
     });
   }
@@ -165,7 +170,125 @@ export function validateRelayFrame(frame: RelayFrame): void {
   }
 }
 
-function fromMessage(message: RelayMessageFrameMessage): RelayFrame {
+// Field numbers of RelayMessageFrame; the body is a oneof of one message field per kind.
+const FIELD_VERSION = 1;
+const FIELD_STREAM_ID = 2;
+const FIELD_ACK = 3;
+const FIELD_ACK_BITS = 4;
+const FIELD_TRACEPARENT = 11;
+const FIELD_TRACESTATE = 12;
+const BODY_FIELD: Record<RelayFrameKind, number> = {
+  data: 5,
+  ack: 6,
+  resume: 7,
+  reset: 8,
+  heartbeat: 9,
+  handshake: 10,
+};
+const BODY_KIND = new Map<number, RelayFrameKind>(
+  Object.entries(BODY_FIELD).map(([kind, field]) => [field, kind as RelayFrameKind]),
+);
+
+/** A decoded `RelayMessageFrame` before validation: proto3 defaults for what was absent. */
+interface FrameMessage {
+  version: number;
+  streamId: string;
+  traceparent?: string;
+  tracestate?: string;
+  body: BodyMessage | undefined;
+}
+
+/** The oneof body; `data`'s segment fields are only checked, never kept. */
+interface BodyMessage {
+  kind: RelayFrameKind;
+  seq: number;
+  segmentIndex: number;
+  segmentCount: number;
+  payload: Uint8Array;
+  nextSeq: number;
+  reason: string;
+}
+
+const EMPTY = new Uint8Array(0);
+
+function readFrameMessage(bytes: Uint8Array): FrameMessage {
+  const message: FrameMessage = { version: 0, streamId: '', body: undefined };
+  const reader = new ProtoReader(bytes);
+  while (!reader.done) {
+    const { field, wireType } = reader.key();
+    const kind = BODY_KIND.get(field);
+    if (kind !== undefined) {
+      reader.expect(field, wireType, WIRE_LENGTH_DELIMITED);
+      // A oneof member seen again merges into itself; another member replaces it.
+      const base = message.body?.kind === kind ? message.body : undefined;
+      message.body = readBody(kind, reader.bytesField(), base);
+    } else if (field === FIELD_VERSION) {
+      reader.expect(field, wireType, WIRE_VARINT);
+      message.version = reader.varint32();
+    } else if (field === FIELD_STREAM_ID) {
+      reader.expect(field, wireType, WIRE_LENGTH_DELIMITED);
+      message.streamId = reader.stringField();
+    } else if (field === FIELD_TRACEPARENT) {
+      reader.expect(field, wireType, WIRE_LENGTH_DELIMITED);
+      message.traceparent = reader.stringField();
+    } else if (field === FIELD_TRACESTATE) {
+      reader.expect(field, wireType, WIRE_LENGTH_DELIMITED);
+      message.tracestate = reader.stringField();
+    } else if (field === FIELD_ACK || field === FIELD_ACK_BITS) {
+      reader.expect(field, wireType, WIRE_VARINT);
+      reader.varint32(); // unused by codex on main
+    } else {
+      reader.skip(wireType); // a field this schema does not know
+    }
+  }
+  return message;
+}
+
+/** Reads one body message; every body field is number 1–4, varint or bytes as the kind says. */
+function readBody(
+  kind: RelayFrameKind,
+  bytes: Uint8Array,
+  base: BodyMessage | undefined,
+): BodyMessage {
+  const body: BodyMessage = base
+    ? { ...base }
+    : { kind, seq: 0, segmentIndex: 0, segmentCount: 0, payload: EMPTY, nextSeq: 0, reason: '' };
+  const reader = new ProtoReader(bytes);
+  while (!reader.done) {
+    const { field, wireType } = reader.key();
+    const slot = BODY_SLOTS[kind][field];
+    if (slot === undefined) {
+      reader.skip(wireType);
+    } else if (slot === 'payload') {
+      reader.expect(field, wireType, WIRE_LENGTH_DELIMITED);
+      body.payload = reader.bytesField();
+    } else if (slot === 'reason') {
+      reader.expect(field, wireType, WIRE_LENGTH_DELIMITED);
+      body.reason = reader.stringField();
+    } else {
+      reader.expect(field, wireType, WIRE_VARINT);
+      body[slot] = reader.varint32();
+    }
+  }
+  return body;
+}
+
+/** Which field of each body message lands where (relay.proto). */
+const BODY_SLOTS: Record<
+  RelayFrameKind,
+  Partial<
+    Record<number, 'seq' | 'segmentIndex' | 'segmentCount' | 'payload' | 'nextSeq' | 'reason'>
+  >
+> = {
+  data: { 1: 'seq', 2: 'segmentIndex', 3: 'segmentCount', 4: 'payload' },
+  handshake: { 1: 'payload' },
+  resume: { 1: 'nextSeq' },
+  reset: { 1: 'reason' },
+  ack: {},
+  heartbeat: {},
+};
+
+function fromMessage(message: FrameMessage): RelayFrame {
   if (message.version !== RELAY_MESSAGE_FRAME_VERSION) {
     throw new RelayProtocolError(`unsupported relay message frame version ${message.version}`);
   }
@@ -177,23 +300,21 @@ function fromMessage(message: RelayMessageFrameMessage): RelayFrame {
     ...traceFields({ traceparent: message.traceparent, tracestate: message.tracestate }),
   };
   const body = message.body;
-  switch (body.case) {
-    case 'data': {
+  switch (body?.kind) {
+    case 'data':
       // Multi-segment data is not supported on main: segmentation happens inside the
       // encrypted stream (§4.3), so only index 0 of 1 is valid.
-      const { seq, segmentIndex, segmentCount, payload } = body.value;
-      if (segmentIndex !== 0 || segmentCount !== 1) {
+      if (body.segmentIndex !== 0 || body.segmentCount !== 1) {
         throw new RelayProtocolError('relay data message frame is missing required fields');
       }
-      return { ...header, kind: 'data', seq, payload };
-    }
+      return { ...header, kind: 'data', seq: body.seq, payload: body.payload };
     case 'handshake':
-      return { ...header, kind: 'handshake', payload: body.value.payload };
+      return { ...header, kind: 'handshake', payload: body.payload };
     case 'resume':
-      return { ...header, kind: 'resume', nextSeq: body.value.nextSeq };
+      return { ...header, kind: 'resume', nextSeq: body.nextSeq };
     case 'reset':
-      return { ...header, kind: 'reset', reason: body.value.reason };
-    case 'ackFrame':
+      return { ...header, kind: 'reset', reason: body.reason };
+    case 'ack':
       return { ...header, kind: 'ack' };
     case 'heartbeat':
       return { ...header, kind: 'heartbeat' };
@@ -202,38 +323,28 @@ function fromMessage(message: RelayMessageFrameMessage): RelayFrame {
   }
 }
 
-function toMessage(frame: RelayFrame): RelayMessageFrameMessage {
-  return create(RelayMessageFrameSchema, {
-    version: RELAY_MESSAGE_FRAME_VERSION,
-    streamId: frame.streamId,
-    body: toBody(frame),
-    ...traceFields(frame),
-  });
-}
-
-function toBody(frame: RelayFrame): RelayMessageFrameMessage['body'] {
+/** The body message of `frame` (proto3: zero fields left out, so it may be empty). */
+function bodyBytes(frame: RelayFrame): Uint8Array {
+  const body = new ProtoWriter();
   switch (frame.kind) {
     case 'data':
-      return {
-        case: 'data',
-        value: create(RelayDataSchema, {
-          seq: frame.seq,
-          segmentIndex: 0,
-          segmentCount: 1,
-          payload: frame.payload,
-        }),
-      };
+      body.uint32(1, frame.seq).uint32(2, 0).uint32(3, 1);
+      if (frame.payload.length > 0) body.bytes(4, frame.payload);
+      break;
     case 'handshake':
-      return { case: 'handshake', value: create(RelayHandshakeSchema, { payload: frame.payload }) };
+      if (frame.payload.length > 0) body.bytes(1, frame.payload);
+      break;
     case 'resume':
-      return { case: 'resume', value: create(RelayResumeSchema, { nextSeq: frame.nextSeq }) };
+      body.uint32(1, frame.nextSeq);
+      break;
     case 'reset':
-      return { case: 'reset', value: create(RelayResetSchema, { reason: frame.reason }) };
+      if (frame.reason !== '') body.string(1, frame.reason);
+      break;
     case 'ack':
-      return { case: 'ackFrame', value: create(RelayAckSchema) };
     case 'heartbeat':
-      return { case: 'heartbeat', value: create(RelayHeartbeatSchema) };
+      break;
   }
+  return body.finish();
 }
 
 function traceFields(trace: RelayTraceContext | undefined): RelayTraceContext {
@@ -255,8 +366,4 @@ function checkUint32(value: number, what: string): void {
   if (!Number.isInteger(value) || value < 0 || value > MAX_UINT32) {
     throw new RelayProtocolError(`relay ${what} ${value} is not a 32-bit unsigned integer`);
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
