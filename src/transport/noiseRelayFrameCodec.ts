@@ -1,8 +1,8 @@
 /**
  * Fast path for the frame kind that carries nearly every byte: `data`. It writes each data frame
  * into one exactly-sized buffer and reads data frames without copying the payload, where the
- * generic protobuf codec (`src/relay/frames.ts`) grows and re-copies its buffers (the cost:
- * docs/performance.md, `bench/noise-throughput.ts`). Invariant: output is
+ * generic codec (`src/relay/frames.ts`) builds the body first and copies the payload twice
+ * (docs/performance.md, "Fast paths"). Invariant: output is
  * byte-identical to `encodeRelayFrame`, and anything other than a plain, canonical data frame is
  * handed to `decodeRelayFrame`, so validation and error texts stay those of the relay layer
  * (spec/transport/noiseRelayFrameCodec.spec.ts).
