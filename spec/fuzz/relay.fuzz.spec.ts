@@ -24,6 +24,7 @@ import {
 } from '../../src/transport/noiseRelayFrameCodec.js';
 import { bytes, cutAt, fuzzParameters, fuzzTimeoutMs, mutated } from './fuzzRuns.js';
 import { RelayMessageFrameSchema } from '../relay/protobuf/gen/relay_pb.js';
+import { validateRelayFrame } from '../../src/relay/frames.js';
 
 jest.setTimeout(fuzzTimeoutMs());
 
@@ -109,7 +110,8 @@ function referenceOutcome(input: Uint8Array): unknown {
   // Validation (payloads, reasons, ids) is frames.ts's own; only the parse is compared here.
   return outcome(() => {
     const frame = candidate();
-    return encodeRelayFrame(frame) && frame;
+    validateRelayFrame(frame);
+    return frame;
   });
 }
 
@@ -122,11 +124,13 @@ function ourOutcome(input: Uint8Array): unknown {
     : result;
 }
 
+/** A valid frame's bytes, damaged. */
+const damagedFrame = frame
+  .filter((f) => f.streamId.trim() !== '')
+  .chain((f) => mutated(encodeRelayFrame(f)));
+
 describe('fuzz: relay protobuf frames', () => {
   it('parses every input it accepts as the generated reference codec does (spec/relay/protobuf/gen)', () => {
-    const damagedFrame = frame
-      .filter((f) => f.streamId.trim() !== '')
-      .chain((f) => mutated(encodeRelayFrame(f)));
     fc.assert(
       fc.property(fc.oneof(bytes(400), damagedFrame), (input) => {
         // Whatever we parse (a frame, or a frame rule's error), the reference codec parses the
@@ -175,9 +179,6 @@ describe('fuzz: relay protobuf frames', () => {
   });
 
   it('decodes any bytes to a frame or a RelayProtocolError, the fast path agreeing with the codec', () => {
-    const damagedFrame = frame
-      .filter((f) => f.streamId.trim() !== '')
-      .chain((f) => mutated(encodeRelayFrame(f)));
     fc.assert(
       fc.property(fc.oneof(bytes(400), damagedFrame), (input) => {
         const generic = outcome(() => decodeRelayFrame(input));

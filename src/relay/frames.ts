@@ -185,6 +185,12 @@ const BODY_FIELD: Record<RelayFrameKind, number> = {
   heartbeat: 9,
   handshake: 10,
 };
+/** The header's string fields (an optional one counts as present once it appears). */
+const HEADER_STRING: Partial<Record<number, 'streamId' | 'traceparent' | 'tracestate'>> = {
+  [FIELD_STREAM_ID]: 'streamId',
+  [FIELD_TRACEPARENT]: 'traceparent',
+  [FIELD_TRACESTATE]: 'tracestate',
+};
 const BODY_KIND = new Map<number, RelayFrameKind>(
   Object.entries(BODY_FIELD).map(([kind, field]) => [field, kind as RelayFrameKind]),
 );
@@ -225,15 +231,9 @@ function readFrameMessage(bytes: Uint8Array): FrameMessage {
     } else if (field === FIELD_VERSION) {
       reader.expect(field, wireType, WIRE_VARINT);
       message.version = reader.varint32();
-    } else if (field === FIELD_STREAM_ID) {
+    } else if (HEADER_STRING[field] !== undefined) {
       reader.expect(field, wireType, WIRE_LENGTH_DELIMITED);
-      message.streamId = reader.stringField();
-    } else if (field === FIELD_TRACEPARENT) {
-      reader.expect(field, wireType, WIRE_LENGTH_DELIMITED);
-      message.traceparent = reader.stringField();
-    } else if (field === FIELD_TRACESTATE) {
-      reader.expect(field, wireType, WIRE_LENGTH_DELIMITED);
-      message.tracestate = reader.stringField();
+      message[HEADER_STRING[field]] = reader.stringField();
     } else if (field === FIELD_ACK || field === FIELD_ACK_BITS) {
       reader.expect(field, wireType, WIRE_VARINT);
       reader.varint32(); // unused by codex on main
