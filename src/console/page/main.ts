@@ -88,6 +88,8 @@ setInterval(() => {
 }, RECONNECT_INTERVAL_MS);
 
 let latest: ProcessPanel | undefined;
+/** The number of the latest process, whose output the "Output" log shows. */
+let latestNumber = 0;
 let processCount = 0;
 
 async function run(command: string, tty: boolean): Promise<void> {
@@ -113,21 +115,25 @@ async function run(command: string, tty: boolean): Promise<void> {
   const number = ++processCount;
   output.textContent = '';
   exitText.textContent = '';
-  const panel: ProcessPanel = new ProcessPanel(number, command, tty, handle, {
+  // The panel subscribes to the process's events as it is made, and output that already
+  // arrived is replayed at once: the callbacks tell the latest process by its number, which is
+  // set before (the Noise case of spec/browser/console.spec.ts guards it).
+  latestNumber = number;
+  const panel = new ProcessPanel(number, command, tty, handle, {
     output: (text) => {
-      if (latest !== panel) return;
+      if (latestNumber !== number) return;
       const next = (output.textContent ?? '') + text;
       output.textContent = next.length > MAX_LOG_CHARS ? next.slice(-MAX_LOG_CHARS) : next;
       output.scrollTop = output.scrollHeight;
     },
     ended: (summary) => {
-      if (latest !== panel) return;
+      if (latestNumber !== number) return;
       exitText.textContent = summary;
       interrupt.disabled = true;
       terminate.disabled = true;
     },
     failed: (message) => {
-      if (latest === panel) showError(`process #${number}: ${message}`);
+      if (latestNumber === number) showError(`process #${number}: ${message}`);
     },
   });
   latest = panel;
