@@ -5,7 +5,7 @@
 import { posix } from 'node:path';
 import { firstValueFrom, type Subscription } from 'rxjs';
 import type { ExecServerClient, ProcessHandle } from '../client/index.js';
-import { ConnectionAttemptError } from '../environment/index.js';
+import { ConnectionAttemptError } from '../environment/errors.js';
 import type { ExecEnvPolicy } from '../protocol/process.js';
 import { fileUriToPath } from '../protocol/pathUri.js';
 import type { CliStreams } from './command.js';

@@ -4,7 +4,7 @@
  */
 import { firstValueFrom } from 'rxjs';
 import type { ExecServerClient } from '../client/index.js';
-import { ConnectionAttemptError } from '../environment/index.js';
+import { ConnectionAttemptError } from '../environment/errors.js';
 import type { CliStreams } from './command.js';
 import type { EndpointTarget } from './endpoint.js';
 import { openEndpoint } from './openEndpoint.js';
