@@ -13,13 +13,14 @@ import {
   EnvironmentRegistryClient,
   RegistryConnectProvider,
 } from '../../src/registry/index.js';
-import { type RegistryServer, json, startRegistryServer } from '../registry/registryServer.js';
+import {
+  type RegistryServer,
+  json,
+  noiseKeyJson,
+  startRegistryServer,
+} from '../registry/registryServer.js';
 
-const key = (fill: number) => ({
-  suite: 'Noise_hybridIK_X25519+MLKEM768_AESGCM_SHA256',
-  x25519_public_key: Buffer.alloc(32, fill).toString('base64'),
-  mlkem768_public_key: Buffer.alloc(1184, fill).toString('base64'),
-});
+const key = noiseKeyJson;
 const harnessKey = key(1);
 const otherKey = key(3);
 
