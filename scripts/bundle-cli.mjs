@@ -17,7 +17,7 @@
  */
 import { build } from 'esbuild';
 import { realpathSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,23 +43,8 @@ const trimmablePlugin = {
   },
 };
 
-/**
- * The CommonJS dependencies (ws) call require(); an ES module has to make its own. esbuild
- * puts the banner on every chunk; a chunk that never names `require` loses it below: each
- * `createRequire` costs a fresh process ~0.3 ms (docs/performance.md, "Fresh-process latency").
- */
-const REQUIRE_BANNER =
-  "import { createRequire as __execrxCreateRequire } from 'node:module'; const require = __execrxCreateRequire(import.meta.url);";
-
-/** `text` without the banner when nothing after it names `require` (a mention keeps it). */
-function withoutUnusedBanner(text) {
-  if (!text.startsWith(REQUIRE_BANNER)) return text;
-  const rest = text.slice(REQUIRE_BANNER.length);
-  return /\brequire\b/.test(rest) ? text : rest.replace(/^\n/, '');
-}
-
 await rm(join(dist, 'cli/chunks'), { recursive: true, force: true });
-const { outputFiles } = await build({
+await build({
   entryPoints: [join(dist, 'cli/main.js')],
   outdir: join(dist, 'cli'),
   entryNames: '[name].bundle',
@@ -74,12 +59,10 @@ const { outputFiles } = await build({
   // natively; without it `ws` does it in JavaScript.
   external: ['@lydell/node-pty', 'bufferutil'],
   plugins: [trimmablePlugin],
-  // The name `__execrxCreateRequire` keeps the banner from clashing with a chunk's own names.
-  banner: { js: REQUIRE_BANNER },
-  write: false,
+  // The CommonJS dependencies (ws) call require(); an ES module has to make its own. Every
+  // chunk gets the banner; the name keeps it from clashing with a chunk's own `require`.
+  banner: {
+    js: "import { createRequire as __execrxCreateRequire } from 'node:module'; const require = __execrxCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
-for (const file of outputFiles) {
-  await mkdir(dirname(file.path), { recursive: true });
-  await writeFile(file.path, withoutUnusedBanner(file.text));
-}
