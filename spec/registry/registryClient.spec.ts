@@ -16,13 +16,9 @@ import {
 } from '../../src/registry/index.js';
 import { nodeHttpPost } from '../../src/cli/nodeHttpPost.js';
 import type { HttpPost } from '../../src/registry/index.js';
-import { type RegistryServer, json, startRegistryServer } from './registryServer.js';
+import { type RegistryServer, json, noiseKeyJson, startRegistryServer } from './registryServer.js';
 
-const key = (fill: number) => ({
-  suite: 'Noise_hybridIK_X25519+MLKEM768_AESGCM_SHA256',
-  x25519_public_key: Buffer.alloc(32, fill).toString('base64'),
-  mlkem768_public_key: Buffer.alloc(1184, fill).toString('base64'),
-});
+const key = noiseKeyJson;
 const harnessKey = key(1);
 const executorKey = key(2);
 

@@ -20,6 +20,13 @@ export interface RegistryServer {
   stop(): Promise<void>;
 }
 
+/** A well-formed Noise public key (JSON) whose bytes are all `fill`. */
+export const noiseKeyJson = (fill: number) => ({
+  suite: 'Noise_hybridIK_X25519+MLKEM768_AESGCM_SHA256',
+  x25519_public_key: Buffer.alloc(32, fill).toString('base64'),
+  mlkem768_public_key: Buffer.alloc(1184, fill).toString('base64'),
+});
+
 export function json(response: ServerResponse, status: number, body: unknown): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json' }).end(text);

@@ -5,9 +5,9 @@
  * owner and owns what it started; the lifecycle (connect, resume after loss, give up) is the
  * environment layer's.
  *
- * Each kind but the plain URL lives in its own module, loaded when chosen: the bundled CLI
- * (scripts/bundle-cli.mjs) then loads the executor only for an embedded or local one, and
- * the registry's HTTP client only for a registry.
+ * openEndpoint.ts opens the kind a target names, each from its own module, loaded when
+ * chosen: the bundled CLI (scripts/bundle-cli.mjs) then loads the executor only for an
+ * embedded or local one, and the registry's HTTP client only for a registry.
  */
 import type { Observable } from 'rxjs';
 import type { ExecServerClient } from '../client/index.js';
@@ -41,7 +41,7 @@ export function paramsEndpoint(
 }
 
 /** An executor somewhere else, reached over plain WebSocket (with a bearer token for `--ws-auth`). */
-function remoteEndpoint(url: string, bearerToken?: string): Endpoint {
+export function remoteEndpoint(url: string, bearerToken?: string): Endpoint {
   const options = bearerToken === undefined ? {} : { headers: bearerAuthorization(bearerToken) };
   return paramsEndpoint(url, webSocketUrl(url, options));
 }
@@ -57,23 +57,3 @@ export type EndpointTarget =
     }
   | { readonly kind: 'embedded' }
   | { readonly kind: 'configured'; readonly environmentId: string };
-
-/** Opens the endpoint `target` names; `command` names the subcommand in usage errors. */
-export function openEndpoint(target: EndpointTarget, command: string): Promise<Endpoint> {
-  switch (target.kind) {
-    case 'url':
-      return Promise.resolve(remoteEndpoint(target.url, target.token));
-    case 'registry':
-      return import('./registryEndpoint.js').then(({ registryEndpoint }) =>
-        registryEndpoint(target.registryUrl, target.environmentId, target.token),
-      );
-    case 'embedded':
-      return import('./embeddedEndpoint.js').then(({ startEmbeddedEndpoint }) =>
-        startEmbeddedEndpoint(),
-      );
-    case 'configured':
-      return import('./configuredEndpoint.js').then(({ configuredEndpoint }) =>
-        configuredEndpoint(target.environmentId, command),
-      );
-  }
-}

@@ -3,6 +3,7 @@
  * stream its output as it arrives, forward stdin and Ctrl-C, and exit with its exit code.
  */
 import type { Command } from './command.js';
+import { openEndpoint } from './openEndpoint.js';
 import { formatOptions, parseOptions, type OptionSpec } from './parseOptions.js';
 import type { RunRequest } from './runProcess.js';
 import { TARGET_OPTIONS, toEndpointTarget } from './targetOptions.js';
@@ -68,9 +69,14 @@ export const runCommand: Command = {
       return 0;
     }
     const request = toRunRequest(parsed);
+    // Opened first: a registry endpoint sends its first lookup before it loads the client, so
+    // the registry answers while the client loads.
+    const endpoint = await openEndpoint(request.target, 'run');
     // Loaded on demand so that help and usage errors stay fast.
-    const { runProcess } = await import('./runProcess.js');
-    return runProcess(request, streams);
+    const loaded = import('./runProcess.js');
+    loaded.catch(() => endpoint.close());
+    const { runProcess } = await loaded;
+    return runProcess(endpoint, request, streams);
   },
 };
 

@@ -5,11 +5,11 @@
 import { posix } from 'node:path';
 import { firstValueFrom, type Subscription } from 'rxjs';
 import type { ExecServerClient, ProcessHandle } from '../client/index.js';
-import { ConnectionAttemptError } from '../environment/index.js';
+import { ConnectionAttemptError } from '../environment/errors.js';
 import type { ExecEnvPolicy } from '../protocol/process.js';
 import { fileUriToPath } from '../protocol/pathUri.js';
 import type { CliStreams } from './command.js';
-import { openEndpoint, type Endpoint, type EndpointTarget } from './endpoint.js';
+import type { Endpoint, EndpointTarget } from './endpoint.js';
 import { forwardStdin } from './forwardStdin.js';
 import { statusLine, type StatusLine } from './statusLine.js';
 
@@ -27,9 +27,15 @@ export interface RunRequest {
   readonly argv: readonly string[];
 }
 
-/** Runs `request` and resolves with the exit status for our own process. */
-export async function runProcess(request: RunRequest, streams: CliStreams): Promise<number> {
-  const endpoint = await openEndpoint(request.target, 'run');
+/**
+ * Runs `request` on `endpoint` (opened for `request.target`, closed here) and resolves with
+ * the exit status for our own process.
+ */
+export async function runProcess(
+  endpoint: Endpoint,
+  request: RunRequest,
+  streams: CliStreams,
+): Promise<number> {
   try {
     return await runOn(endpoint, request, streams);
   } catch (error) {

@@ -4,9 +4,10 @@
  */
 import { firstValueFrom } from 'rxjs';
 import type { ExecServerClient } from '../client/index.js';
-import { ConnectionAttemptError } from '../environment/index.js';
+import { ConnectionAttemptError } from '../environment/errors.js';
 import type { CliStreams } from './command.js';
-import { openEndpoint, type EndpointTarget } from './endpoint.js';
+import type { EndpointTarget } from './endpoint.js';
+import { openEndpoint } from './openEndpoint.js';
 import { statusLine } from './statusLine.js';
 
 export async function withSession<T>(

@@ -1,7 +1,7 @@
 /** Errors of the per-environment connection layer (spec/protocol.md §17). */
 import { DisconnectedError, ExecServerError } from '../protocol/errors.js';
 import { isRetryableResumeError } from '../client/execServerClient.js';
-import { isRetryableRegistryError } from '../registry/index.js';
+import { isRetryableRegistryError } from '../registry/retryable.js';
 
 /**
  * Connecting the environment's session failed. `cause` is the underlying error; every caller

@@ -22,10 +22,8 @@ import {
   timeout,
 } from 'rxjs';
 import { ProtocolError } from '../protocol/errors.js';
-import {
-  EnvironmentRegistryRequestError,
-  type NoiseRendezvousConnectBundle,
-} from '../registry/index.js';
+import { EnvironmentRegistryRequestError } from '../registry/errors.js';
+import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
 import { formatDuration } from '../transport/formatDuration.js';
 import type { NoiseTransportParams } from './transportParams.js';
 

@@ -26,12 +26,9 @@ import type { NetworkPolicyHandler } from '../client/networkPolicy.js';
 import type { W3cTraceContext } from '../protocol/w3cTraceContext.js';
 import { NoiseChannelPublicKey } from '../noise/publicKey.js';
 import { ConnectError, DisconnectedError, ProtocolError } from '../protocol/errors.js';
-import {
-  EnvironmentRegistryRequestError,
-  isEnvironmentOfflineError,
-  isRetryableRegistryError,
-  type NoiseRendezvousConnectBundle,
-} from '../registry/index.js';
+import { EnvironmentRegistryRequestError } from '../registry/errors.js';
+import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
+import { isEnvironmentOfflineError, isRetryableRegistryError } from '../registry/retryable.js';
 import { formatDuration } from '../transport/formatDuration.js';
 import type { Transport } from '../transport/transport.js';
 import { connectWebSocket } from '../transport/webSocketTransport.js';
