@@ -5,7 +5,14 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { firstValueFrom, lastValueFrom, Subscription, toArray } from 'rxjs';
+import {
+  asyncScheduler,
+  firstValueFrom,
+  lastValueFrom,
+  Subscription,
+  toArray,
+  type SchedulerLike,
+} from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import WebSocket, { WebSocketServer } from 'ws';
 import {
@@ -194,6 +201,34 @@ describe('connectWebSocket', () => {
     expect((malformed as Error).message).toMatch(
       /^failed to connect to exec-server websocket `not a url`: /,
     );
+  });
+
+  it('clears its deadline once open, after handing the Transport on (also to a subscriber that stays)', async () => {
+    const server = await startServer();
+    const deadlines: Subscription[] = [];
+    const scheduler: SchedulerLike = {
+      now: () => asyncScheduler.now(),
+      schedule: ((work: () => void, delay?: number) => {
+        const deadline = asyncScheduler.schedule(work, delay);
+        deadlines.push(deadline);
+        return deadline;
+      }) as SchedulerLike['schedule'],
+    };
+    let pendingDuringNext: boolean | undefined;
+    const transport = await new Promise<Transport>((resolve, reject) => {
+      connectWebSocket(server.url, { scheduler }).subscribe({
+        next: (opened) => {
+          pendingDuringNext = deadlines.some((deadline) => !deadline.closed);
+          resolve(opened);
+        },
+        error: reject,
+      });
+    });
+    cleanups.push(() => transport.close());
+    expect(deadlines).toHaveLength(1);
+    // Still armed while the Transport is being handed on; gone once the Observable completed.
+    expect(pendingDuringNext).toBe(true);
+    expect(deadlines[0]!.closed).toBe(true);
   });
 
   it('times out with TimeoutError when the upgrade never completes (virtual time)', async () => {

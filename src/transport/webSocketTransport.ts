@@ -147,10 +147,10 @@ export function connectWebSocket(
         ),
       );
     };
+    // The deadline is cleared by the teardown, once the Transport was handed on.
     const onOpen = (): void => {
       opened = true;
       detachConnectListeners();
-      deadline.unsubscribe();
       const transport = fromWebSocket(socket);
       socket.off('error', ignoreError);
       subscriber.next(transport);
