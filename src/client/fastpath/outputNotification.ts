@@ -1,6 +1,6 @@
 /**
  * Decoding of `process/output` notifications, the one message a streaming client receives by
- * the thousand (one per 8 KiB of output).
+ * the thousand (one per 8 KiB of output from the binary, per 64 KiB from `execrx serve`).
  *
  * Contract: `decodeOutputNotification` returns exactly what the plain twin
  * (bench/plain/client/fastpath/outputNotification.ts: the table's schema check, then the
