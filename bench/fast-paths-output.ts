@@ -45,6 +45,7 @@ interface Trick {
 
 const TRICKS: readonly Trick[] = [
   { name: 'outputNotification', module: 'client/fastpath/outputNotification', side: 'client' },
+  { name: 'outputText', module: 'rpc/fastpath/outputNotification', side: 'client' },
   { name: 'notificationText', module: 'server/fastpath/notificationText', side: 'executor' },
   { name: 'backpressure', module: 'server/backpressure', side: 'executor' },
   {

@@ -100,6 +100,27 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // execrx serve sends output in chunks of up to 64 KiB, the binary in 8 KiB ones
+    // (spec/conformance/DIVERGENCES.md): the agent must take either.
+    name: 'a large burst of output',
+    sandbox: 'bypass',
+    target: webSocketTarget,
+    turns: () => [
+      {
+        kind: 'exec',
+        cmd: "head -c 400000 /dev/zero | tr '\\0' a; echo; echo big-output-end",
+      },
+      { kind: 'message', text: 'done' },
+    ],
+    check(_lab, outputs, run) {
+      expect(run.code).toBe(0);
+      expect(outputs).toHaveLength(1);
+      expect(outputs[0]?.output).toContain('Process exited with code 0');
+      expect(outputs[0]?.output).toContain('aaaaaaaa');
+      expect(outputs[0]?.output).toContain('big-output-end');
+    },
+  },
+  {
     name: '-s workspace-write',
     sandbox: 'workspace-write',
     target: webSocketTarget,

@@ -4,6 +4,7 @@ import {
   Base64,
   decodeBase64,
   decodeBase64Strict,
+  decodeCanonicalBase64,
   decodedBase64Length,
   encodeBase64,
   isStandardBase64,
@@ -76,5 +77,24 @@ describe('base64', () => {
     expect(() => decodeBase64Strict('abc=d')).toThrow('Invalid symbol 61, offset 3.');
     expect(() => decodeBase64Strict('abcde')).toThrow('Invalid input length.');
     expect(() => decodeBase64Strict('ab=')).toThrow('Invalid padding');
+  });
+
+  it('decodes canonical base64 only: standard, padded, with zero padding bits', () => {
+    const canonical = (text: string): boolean =>
+      isStandardBase64(text) &&
+      Buffer.from(Buffer.from(text, 'base64')).toString('base64') === text;
+    const alphabet = fc.constantFrom(...'AQRgw+/=-_ \n\u0000é\u0141\uff21');
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: alphabet, maxLength: 12 }), fc.string()), (text) => {
+        const bytes = decodeCanonicalBase64(text);
+        expect(bytes !== undefined).toBe(canonical(text));
+        if (bytes !== undefined) expect(Buffer.from(bytes).toString('base64')).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+    for (const text of ['', 'QQ==', 'QUI=', 'QUJD'])
+      expect(decodeCanonicalBase64(text)).toBeDefined();
+    for (const text of ['QR==', 'QUJ=', 'QUŁD', 'QU-D', 'QQ==QUJD', 'Q===', 'QUJ\u0000'])
+      expect(decodeCanonicalBase64(text)).toBeUndefined();
   });
 });

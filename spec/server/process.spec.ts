@@ -122,7 +122,7 @@ describe('process notifications', () => {
     expect(mine.read).toEqual(theirs.read);
   });
 
-  it('keeps output of a big write in seq order, 8 KiB per chunk', async () => {
+  it('keeps output of a big write in seq order, at most 64 KiB per chunk (the binary: 8 KiB)', async () => {
     const client = await connect();
     await client.call(
       'process/start',
@@ -135,7 +135,8 @@ describe('process notifications', () => {
       .notifications('process/output', 'big')
       .map((m) => Buffer.from(String(m.params?.chunk), 'base64').length);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(100_000);
-    expect(Math.max(...sizes)).toBeLessThanOrEqual(8192);
+    // One chunk per pipe read, not 8 KiB blocks (spec/conformance/DIVERGENCES.md).
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(64 * 1024);
   });
 
   it('runs tty processes in an 80x24 pseudo-terminal with merged pty output', async () => {

@@ -73,3 +73,18 @@ export function decodedBase64Length(text: string): number {
   const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   return (text.length / 4) * 3 - padding;
 }
+
+/**
+ * The bytes of `text` when it is canonical standard base64 (what `base64Encode` writes), else
+ * undefined: decoding and encoding again gives the same text back only then, so no alphabet
+ * pass is needed (spec/protocol/base64.spec.ts: accepted exactly when `isStandardBase64`
+ * accepts and the padding bits are zero).
+ */
+export function decodeCanonicalBase64(text: string): Uint8Array | undefined {
+  try {
+    const bytes = platform.base64Decode(text);
+    return platform.base64Encode(bytes) === text ? bytes : undefined;
+  } catch {
+    return undefined; // a decoder that throws on bad input (browsers)
+  }
+}

@@ -200,7 +200,7 @@ export const ProcessTerminateResult = z.object({
 });
 export type ProcessTerminateResult = z.infer<typeof ProcessTerminateResult>;
 
-/** `process/output`: one raw read of up to 8192 bytes. */
+/** `process/output`: raw output bytes (the binary: up to 8192 per chunk; `execrx serve`: up to 64 KiB). */
 export const ProcessOutputNotification = z.object({
   processId: ProcessId,
   seq: z.number().int().min(1),

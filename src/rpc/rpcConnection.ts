@@ -21,6 +21,7 @@ import {
 } from '../protocol/jsonrpc.js';
 import { errorMessage } from '../protocol/errorMessage.js';
 import type { Transport } from '../transport/transport.js';
+import { parseOutputNotification } from './fastpath/outputNotification.js';
 import { plainResponse } from './fastpath/plainResponse.js';
 
 /** `MAX_IN_FLIGHT_REGULAR_CALLS` (spec §18.1). */
@@ -179,6 +180,12 @@ export class RpcConnection {
 
   private receive(text: string): void {
     if (this.closeReason) return;
+    // A streaming process's output is read without JSON.parse (src/rpc/fastpath/outputNotification.ts).
+    const output = parseOutputNotification(text);
+    if (output !== undefined) {
+      this.deliver(output);
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -223,14 +230,18 @@ export class RpcConnection {
         return;
       case 'notification': {
         const { kind: _kind, ...notification } = message;
-        this.onNotification?.(notification, this);
-        this.notifications?.next(notification);
+        this.deliver(notification);
         return;
       }
       case 'request':
         this.answer(message.id, message.method, message.params);
         return;
     }
+  }
+
+  private deliver(notification: JsonRpcNotification): void {
+    this.onNotification?.(notification, this);
+    this.notifications?.next(notification);
   }
 
   /** Hands a response to its caller; a response nobody waits for is dropped (spec §2.1). */

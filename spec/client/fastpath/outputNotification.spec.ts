@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { decodeOutputNotification } from '../../../src/client/fastpath/outputNotification.js';
 import { decodeOutputNotification as plainDecode } from '../../../bench/plain/client/fastpath/outputNotification.js';
 import type { JsonRpcNotification } from '../../../src/protocol/jsonrpc.js';
+import { parseOutputNotification } from '../../../src/rpc/fastpath/outputNotification.js';
 
 /** What a decoder returns, or the message it throws, in a form `toEqual` compares. */
 function outcome(decode: typeof plainDecode, params: unknown): unknown {
@@ -100,5 +101,27 @@ describe('decodeOutputNotification (fast path) against its plain twin', () => {
     } as JsonRpcNotification);
     expect(Buffer.from(event.chunk).equals(bytes)).toBe(true);
     expect(event).toMatchObject({ type: 'output', seq: 3, stream: 'stderr' });
+  });
+
+  it('takes the bytes the RPC fast path decoded, with the same result as decoding the text', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 8 }),
+        fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), fc.integer()),
+        fc.constantFrom('stdout', 'stderr', 'pty'),
+        fc.uint8Array({ maxLength: 64 }),
+        (processId, seq, stream, bytes) => {
+          const text = JSON.stringify({
+            method: 'process/output',
+            params: { processId, seq, stream, chunk: Buffer.from(bytes).toString('base64') },
+          });
+          const parsed = parseOutputNotification(text);
+          if (parsed === undefined) return;
+          expect(outcome(decodeOutputNotification, parsed.params)).toEqual(
+            outcome(plainDecode, JSON.parse(text).params),
+          );
+        },
+      ),
+    );
   });
 });

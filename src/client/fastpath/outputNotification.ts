@@ -1,19 +1,22 @@
 /**
  * Decoding of `process/output` notifications, the one message a streaming client receives by
- * the thousand (one per 8 KiB of output).
+ * the thousand (one per 8 KiB of output from the binary, per 64 KiB from `execrx serve`).
  *
  * Contract: `decodeOutputNotification` returns exactly what the plain twin
  * (bench/plain/client/fastpath/outputNotification.ts: the table's schema check, then the
  * base64 decode) returns, and throws the same error where it throws;
  * spec/client/fastpath/outputNotification.spec.ts holds the two together. The trick: a chunk
  * is accepted when decoding and re-encoding it gives the same text back, which only canonical
- * standard base64 does; the alphabet regex of `isStandardBase64` runs only for chunks that fail
- * that round trip. Native encode and decode cost far less than the regex's pass over a long
- * string (the figure: docs/performance.md, "Fast paths"; `bench/fast-paths-output.ts`).
+ * standard base64 does (`decodeCanonicalBase64`); the alphabet regex of `isStandardBase64` runs
+ * only for chunks that fail that round trip. A notification read by the RPC layer's own fast
+ * path (src/rpc/fastpath/outputNotification.ts) arrives with its chunk already decoded that
+ * way, and is not decoded again. Native encode and decode cost far less than the regex's pass
+ * over a long string (the figure: docs/performance.md, "Fast paths";
+ * `bench/fast-paths-output.ts`).
  */
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.js';
-import { platform } from '../../platform/index.js';
-import { decodeValidatedBase64 } from '../../protocol/base64.js';
+import { decodeCanonicalBase64, decodeValidatedBase64 } from '../../protocol/base64.js';
+import { decodedChunkOf } from '../../rpc/fastpath/outputNotification.js';
 import type { ProcessOutputEvent } from '../processEvents.js';
 import { decodeNotification } from '../wireDecode.js';
 
@@ -23,21 +26,11 @@ export interface DecodedOutput {
   readonly event: ProcessOutputEvent;
 }
 
-/** The bytes of `text` when it is canonical standard base64, else undefined. */
-function decodeCanonical(text: string): Uint8Array | undefined {
-  try {
-    const bytes = platform.base64Decode(text);
-    return platform.base64Encode(bytes) === text ? bytes : undefined;
-  } catch {
-    return undefined; // a decoder that throws on bad input (browsers)
-  }
-}
-
 /** The params of a `process/output` notification; throws a JsonError when they do not match. */
 export function decodeOutputNotification(notification: JsonRpcNotification): DecodedOutput {
   const params = notification.params as { chunk?: unknown } | null | undefined;
   if (typeof params === 'object' && params !== null && typeof params.chunk === 'string') {
-    const bytes = decodeCanonical(params.chunk);
+    const bytes = decodedChunkOf(params) ?? decodeCanonicalBase64(params.chunk);
     if (bytes !== undefined) {
       try {
         // The other fields go through the table's own decoder, with an empty (valid) chunk.
