@@ -107,15 +107,70 @@ export function resetFrame(streamId: string, reason = NOISE_RELAY_RESET_REASON):
  */
 export function encodeRelayFrame(frame: RelayFrame): Uint8Array {
   validateRelayFrame(frame);
+  if (frame.kind === 'data') {
+    const { head, tail, length } = dataFrameEnvelope(
+      frame.streamId,
+      frame.seq,
+      frame.payload.length,
+      frame,
+    );
+    const out = new Uint8Array(length);
+    out.set(head, 0);
+    out.set(frame.payload, head.length);
+    out.set(tail, head.length + frame.payload.length);
+    return out;
+  }
   const writer = new ProtoWriter()
     .uint32(FIELD_VERSION, RELAY_MESSAGE_FRAME_VERSION)
     .string(FIELD_STREAM_ID, frame.streamId)
     .bytes(BODY_FIELD[frame.kind], bodyBytes(frame));
-  if (frame.traceparent !== undefined) writer.string(FIELD_TRACEPARENT, frame.traceparent);
-  if (frame.tracestate !== undefined) writer.string(FIELD_TRACESTATE, frame.tracestate);
-  const bytes = writer.finish();
+  const bytes = concatBytes(writer.finish(), traceFieldBytes(frame));
   checkSize(bytes.length);
   return bytes;
+}
+
+/** The bytes of a data frame before and after its payload, and the frame's whole length. */
+export interface DataFrameEnvelope {
+  readonly head: Uint8Array;
+  readonly tail: Uint8Array;
+  readonly length: number;
+}
+
+/**
+ * A data frame as `head ‖ payload ‖ tail`: for any payload of `payloadLength` bytes these are the
+ * bytes `encodeRelayFrame(dataFrame(streamId, seq, payload, trace))` puts around it, so a sender
+ * can seal a record straight into the frame's buffer behind `head` (spec/relay/frames.spec.ts).
+ * Throws the `RelayProtocolError` that `encodeRelayFrame` throws for such a frame.
+ */
+export function dataFrameEnvelope(
+  streamId: string,
+  seq: number,
+  payloadLength: number,
+  trace?: RelayTraceContext,
+): DataFrameEnvelope {
+  if (streamId.trim() === '') {
+    throw new RelayProtocolError('relay message frame is missing stream_id');
+  }
+  if (!Number.isInteger(payloadLength) || payloadLength < 1) {
+    throw new RelayProtocolError('relay data message frame is missing required fields');
+  }
+  checkUint32(seq, 'data seq');
+  checkSize(payloadLength);
+  // The data body's fields up to its payload, whose bytes the caller places after them.
+  const body = new ProtoWriter().uint32(1, seq).uint32(2, 0).uint32(3, 1).prefix(4, payloadLength);
+  const bodyHead = body.finish();
+  const head = concatBytes(
+    new ProtoWriter()
+      .uint32(FIELD_VERSION, RELAY_MESSAGE_FRAME_VERSION)
+      .string(FIELD_STREAM_ID, streamId)
+      .prefix(BODY_FIELD.data, bodyHead.length + payloadLength)
+      .finish(),
+    bodyHead,
+  );
+  const tail = traceFieldBytes(trace ?? {});
+  const length = head.length + payloadLength + tail.length;
+  checkSize(length);
+  return { head, tail, length };
 }
 
 /**
@@ -323,14 +378,10 @@ function fromMessage(message: FrameMessage): RelayFrame {
   }
 }
 
-/** The body message of `frame` (proto3: zero fields left out, so it may be empty). */
-function bodyBytes(frame: RelayFrame): Uint8Array {
+/** The body message of a frame other than data (see `dataFrameEnvelope`). */
+function bodyBytes(frame: Exclude<RelayFrame, RelayDataFrame>): Uint8Array {
   const body = new ProtoWriter();
   switch (frame.kind) {
-    case 'data':
-      body.uint32(1, frame.seq).uint32(2, 0).uint32(3, 1);
-      if (frame.payload.length > 0) body.bytes(4, frame.payload);
-      break;
     case 'handshake':
       if (frame.payload.length > 0) body.bytes(1, frame.payload);
       break;
@@ -345,6 +396,22 @@ function bodyBytes(frame: RelayFrame): Uint8Array {
       break;
   }
   return body.finish();
+}
+
+/** The trace fields, which follow the body (fields 11 and 12). */
+function traceFieldBytes(trace: RelayTraceContext): Uint8Array {
+  const writer = new ProtoWriter();
+  if (trace.traceparent !== undefined) writer.string(FIELD_TRACEPARENT, trace.traceparent);
+  if (trace.tracestate !== undefined) writer.string(FIELD_TRACESTATE, trace.tracestate);
+  return writer.finish();
+}
+
+function concatBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
+  if (second.length === 0) return first;
+  const out = new Uint8Array(first.length + second.length);
+  out.set(first, 0);
+  out.set(second, first.length);
+  return out;
 }
 
 function traceFields(trace: RelayTraceContext | undefined): RelayTraceContext {

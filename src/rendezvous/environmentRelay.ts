@@ -27,8 +27,13 @@
  */
 import { Observable, type SchedulerLike, type Subscription, timer } from 'rxjs';
 import WebSocket, { type RawData } from 'ws';
-import { encodeRelayFrame, keepalive, resetFrame, type RelayFrame } from '../relay/index.js';
-import { decodeNoiseRelayFrame } from '../transport/noiseRelayFrameCodec.js';
+import {
+  decodeRelayFrame,
+  encodeRelayFrame,
+  keepalive,
+  resetFrame,
+  type RelayFrame,
+} from '../relay/index.js';
 import { type DroppedFrameCause, RendezvousFrameError } from './rendezvousErrors.js';
 import type { RendezvousEvent } from './rendezvousEvents.js';
 
@@ -432,10 +437,8 @@ export class EnvironmentRelay {
       return undefined;
     }
     try {
-      // Data frames (nearly every byte) are parsed without the generic protobuf decoder, which
-      // spent ~100 ms per 64 MiB here; anything else goes through it (same frames, same errors:
-      // spec/transport/noiseRelayFrameCodec.spec.ts).
-      return decodeNoiseRelayFrame(bytes);
+      // The payload stays a view of `bytes`: the frame is forwarded as it came.
+      return decodeRelayFrame(bytes);
     } catch (error) {
       this.options.emit({
         type: 'frame-dropped',
