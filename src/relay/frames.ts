@@ -350,11 +350,14 @@ function fromMessage(message: FrameMessage): RelayFrame {
   if (message.streamId.trim() === '') {
     throw new RelayProtocolError('relay message frame is missing stream_id');
   }
-  const header: RelayFrameHeader = {
-    streamId: message.streamId,
-    ...traceFields({ traceparent: message.traceparent, tracestate: message.tracestate }),
-  };
-  const body = message.body;
+  const frame = bodyFrame(message.streamId, message.body);
+  // Trace fields are rare (the first frame of a traced request): only then a second object.
+  if (message.traceparent === undefined && message.tracestate === undefined) return frame;
+  return { ...frame, ...traceFields(message) };
+}
+
+/** The typed frame of a body, without trace fields. */
+function bodyFrame(streamId: string, body: BodyMessage | undefined): RelayFrame {
   switch (body?.kind) {
     case 'data':
       // Multi-segment data is not supported on main: segmentation happens inside the
@@ -362,17 +365,17 @@ function fromMessage(message: FrameMessage): RelayFrame {
       if (body.segmentIndex !== 0 || body.segmentCount !== 1) {
         throw new RelayProtocolError('relay data message frame is missing required fields');
       }
-      return { ...header, kind: 'data', seq: body.seq, payload: body.payload };
+      return { kind: 'data', streamId, seq: body.seq, payload: body.payload };
     case 'handshake':
-      return { ...header, kind: 'handshake', payload: body.payload };
+      return { kind: 'handshake', streamId, payload: body.payload };
     case 'resume':
-      return { ...header, kind: 'resume', nextSeq: body.nextSeq };
+      return { kind: 'resume', streamId, nextSeq: body.nextSeq };
     case 'reset':
-      return { ...header, kind: 'reset', reason: body.reason };
+      return { kind: 'reset', streamId, reason: body.reason };
     case 'ack':
-      return { ...header, kind: 'ack' };
+      return { kind: 'ack', streamId };
     case 'heartbeat':
-      return { ...header, kind: 'heartbeat' };
+      return { kind: 'heartbeat', streamId };
     case undefined:
       throw new RelayProtocolError('relay message frame is missing body');
   }
