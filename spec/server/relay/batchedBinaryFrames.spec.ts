@@ -46,14 +46,13 @@ function slowSocket(writes: Buffer[]): Writable {
   });
 }
 
-function setup(open = () => true, slow = false, masked = false) {
+function setup(open = () => true, slow = false) {
   const writes: Buffer[] = [];
   const raw = slow ? slowSocket(writes) : new PassThrough();
   if (raw instanceof PassThrough) raw.on('data', (chunk: Buffer) => writes.push(chunk));
   let unsent = 0;
   const frames = new BatchedBinaryFrames({
     raw,
-    masked,
     get open() {
       return open();
     },
@@ -127,50 +126,5 @@ describe('BatchedBinaryFrames', () => {
     await settled();
     expect(writes).toEqual([]);
     expect(unsent()).toBe(0);
-  });
-
-  it("masks a client's frames, each with its own key, as ws's server-side receiver reads them", async () => {
-    const { frames, writes, send, settled, unsent } = setup(() => true, false, true);
-    const payloads = [
-      ...Array.from({ length: 6 }, () => randomBytes(61_600)),
-      randomBytes(1),
-      randomBytes(31),
-      randomBytes(126),
-      randomBytes(65_536),
-      randomBytes(300_000),
-      Buffer.alloc(61_600), // zeros: the masked bytes on the wire are the key, repeated
-    ];
-    for (const payload of payloads) send(payload);
-    frames.flush();
-    await settled();
-    expect(unsent()).toBe(0);
-    const wire = Buffer.concat(writes);
-    // Every frame carries the mask bit and a key of its own; the payload is not in the clear.
-    const keys = new Set<string>();
-    let at = 0;
-    for (const payload of payloads) {
-      const short = wire[at + 1]! & 0x7f;
-      expect(wire[at + 1]! & 0x80).toBe(0x80);
-      const keyAt = at + (short < 126 ? 2 : short === 126 ? 4 : 10);
-      keys.add(wire.subarray(keyAt, keyAt + 4).toString('hex'));
-      at = keyAt + 4 + payload.length;
-    }
-    expect(keys.size).toBe(payloads.length);
-    expect(wire.indexOf(Buffer.alloc(64))).toBe(-1);
-    // Unmasked with each frame's key, the payloads come back (ws's receiver reads the same bytes
-    // in spec/server/relay/remoteEnvironment.spec.ts, through the rendezvous).
-    const received: Buffer[] = [];
-    at = 0;
-    for (const payload of payloads) {
-      const short = wire[at + 1]! & 0x7f;
-      const keyAt = at + (short < 126 ? 2 : short === 126 ? 4 : 10);
-      const key = wire.subarray(keyAt, keyAt + 4);
-      const body = Buffer.from(wire.subarray(keyAt + 4, keyAt + 4 + payload.length));
-      for (let index = 0; index < body.length; index++) body[index]! ^= key[index & 3]!;
-      received.push(body);
-      at = keyAt + 4 + payload.length;
-    }
-    expect(received.map((payload) => payload.length)).toEqual(payloads.map((p) => p.length));
-    received.forEach((payload, index) => expect(payload.equals(payloads[index]!)).toBe(true));
   });
 });

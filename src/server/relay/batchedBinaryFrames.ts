@@ -1,9 +1,8 @@
 /**
- * Sealed data frames of a relay WebSocket written straight onto its TCP socket, as Binary frames
- * (RFC 6455 §5.2) back to back in reused 256 KiB buffers, one socket write per buffer instead of
- * one `ws.send` per sealed 61440-byte record: a server's frames unmasked (`ws` would write each
- * as a corked two-chunk `writev`), a client's masked in place (`ws` copies each masked frame
- * into a fresh buffer) (spec/server/relay/batchedBinaryFrames.spec.ts;
+ * Sealed data frames of a server-side relay WebSocket written straight onto the TCP socket it
+ * was upgraded from, as unmasked Binary frames (RFC 6455 §5.2) back to back in reused 256 KiB
+ * buffers, one socket write per buffer instead of one `ws.send` (a corked two-chunk `writev`)
+ * per sealed 61440-byte record (spec/server/relay/batchedBinaryFrames.spec.ts;
  * `bench/noise-throughput.ts`, figures in docs/performance.md). `ws` keeps the handshake, the
  * reading side and its own frames (ping, pong, close), which it writes synchronously (no
  * compression is negotiated), so they never land inside ours as long as every batch is written
@@ -11,39 +10,27 @@
  * left the OPEN state.
  */
 import type { Writable } from 'node:stream';
-import { maskInPlace, writeMaskKey } from './frameMask.js';
 import type { SealedFrameSink } from './packedRecordWriter.js';
 
 const FIN_BINARY = 0x82;
-const MASKED = 0x80;
-const MASK_KEY_BYTES = 4;
 
-/** Length of the header of a frame with a payload of `length` bytes. */
-function frameHeaderLength(length: number, masked: boolean): number {
-  return (length < 126 ? 2 : length < 65_536 ? 4 : 10) + (masked ? MASK_KEY_BYTES : 0);
+/** Length of the header of an unmasked frame with a payload of `length` bytes. */
+function frameHeaderLength(length: number): number {
+  return length < 126 ? 2 : length < 65_536 ? 4 : 10;
 }
 
-/** Writes the header at `offset`; a masked frame's payload, which follows it, is masked too. */
-function writeBinaryFrame(target: Buffer, offset: number, length: number, masked: boolean): void {
+function writeBinaryFrameHeader(target: Buffer, offset: number, length: number): void {
   target[offset] = FIN_BINARY;
-  let at = offset + 2;
   if (length < 126) {
     target[offset + 1] = length;
   } else if (length < 65_536) {
     target[offset + 1] = 126;
-    target.writeUInt16BE(length, at);
-    at += 2;
+    target.writeUInt16BE(length, offset + 2);
   } else {
     target[offset + 1] = 127;
-    target.writeUInt32BE(Math.floor(length / 2 ** 32), at);
-    target.writeUInt32BE(length >>> 0, at + 4);
-    at += 8;
+    target.writeUInt32BE(Math.floor(length / 2 ** 32), offset + 2);
+    target.writeUInt32BE(length >>> 0, offset + 6);
   }
-  if (!masked) return;
-  target[offset + 1]! |= MASKED;
-  const key = writeMaskKey(target, at);
-  at += MASK_KEY_BYTES;
-  maskInPlace(target.subarray(at, at + length), key);
 }
 
 /** Frames are assembled in reusable buffers of this size (four sealed records fit). */
@@ -60,8 +47,6 @@ export interface BatchedFrameSocket {
   written(bytes: number, error: Error | null | undefined): void;
   /** Called as `bytes` are handed to the socket. */
   writing(bytes: number): void;
-  /** True on the client end of the WebSocket, which masks every frame (RFC 6455 §5.3). */
-  readonly masked?: boolean;
 }
 
 export class BatchedBinaryFrames implements SealedFrameSink {
@@ -71,14 +56,10 @@ export class BatchedBinaryFrames implements SealedFrameSink {
   /** Where the frame handed out by `frameBuffer` goes: its buffer and header position. */
   private pending: { target: Buffer; headerAt: number; own: boolean } | undefined;
 
-  private readonly masked: boolean;
-
-  constructor(private readonly socket: BatchedFrameSocket) {
-    this.masked = socket.masked ?? false;
-  }
+  constructor(private readonly socket: BatchedFrameSocket) {}
 
   frameBuffer(length: number): Buffer {
-    const header = frameHeaderLength(length, this.masked);
+    const header = frameHeaderLength(length);
     if (header + length > SLAB_BYTES) {
       const own = Buffer.allocUnsafe(header + length);
       this.pending = { target: own, headerAt: 0, own: true };
@@ -94,8 +75,8 @@ export class BatchedBinaryFrames implements SealedFrameSink {
     const pending = this.pending;
     this.pending = undefined;
     if (!pending || !this.socket.open) return;
-    writeBinaryFrame(pending.target, pending.headerAt, frame.length, this.masked);
-    const end = pending.headerAt + frameHeaderLength(frame.length, this.masked) + frame.length;
+    writeBinaryFrameHeader(pending.target, pending.headerAt, frame.length);
+    const end = pending.headerAt + frameHeaderLength(frame.length) + frame.length;
     if (pending.own) {
       this.flush(); // what came before goes first
       this.write(pending.target.subarray(0, end), undefined);

@@ -131,13 +131,11 @@ export interface MultiplexedEnvironmentOptions {
   /** Aborting ends the relay with `local_shutdown` (streams end, the socket closes). */
   readonly signal?: AbortSignal;
   /**
-   * The TCP socket under the WebSocket (the one it was upgraded from, on either end). Data
-   * frames are then written onto it directly, several per write (`BatchedBinaryFrames`),
-   * masked when `masksFrames`; without it they go through `socket.send` one by one.
+   * For a server-side socket (accepted by a `WebSocketServer`): the TCP socket it was upgraded
+   * from. Data frames are then written onto it directly, several per write
+   * (`BatchedBinaryFrames`); without it they go through `socket.send` one by one.
    */
   readonly rawSocket?: Duplex;
-  /** True when `socket` is the client end, which masks its frames (RFC 6455 §5.3). */
-  readonly masksFrames?: boolean;
   /** Called with each stream and handshake event of the socket. */
   readonly onEvent?: (event: RelayEnvironmentEvent) => void;
 }
@@ -208,7 +206,6 @@ class MultiplexedEnvironment implements RelayStreamHost {
       const isOpen = (): boolean => !this.ended && socket.readyState === WebSocket.OPEN;
       this.batched = new BatchedBinaryFrames({
         raw,
-        masked: options.masksFrames ?? false,
         get open() {
           return isOpen();
         },

@@ -7,7 +7,6 @@
  * process lifetime, so harnesses resume them across reconnects.
  */
 import { randomUUID } from 'node:crypto';
-import type { Duplex } from 'node:stream';
 import { asyncScheduler, firstValueFrom, timer, type SchedulerLike } from 'rxjs';
 import WebSocket from 'ws';
 import { NoiseChannelIdentity, type NoiseCryptoProvider } from '../../noise/index.js';
@@ -167,7 +166,7 @@ export async function startRemoteExecServer(
           emit({ kind: 'registration-failed', error: asError(error) });
         }
       }
-      let socket: RelaySocket | undefined;
+      let socket: WebSocket | undefined;
       if (!mustRegister) {
         try {
           socket = await openRelaySocket(registration.websocketUrl, shutdown.signal);
@@ -186,8 +185,7 @@ export async function startRemoteExecServer(
         backoff = initialBackoff;
         emit({ kind: 'connected', registrationId: registration.executorRegistrationId });
         const current = registration;
-        const reason = await serveMultiplexedEnvironment(socket.socket, {
-          ...(socket.raw ? { rawSocket: socket.raw, masksFrames: true } : {}),
+        const reason = await serveMultiplexedEnvironment(socket, {
           executor,
           environmentId: current.environmentId,
           registrationId: current.executorRegistrationId,
@@ -233,17 +231,10 @@ export async function startRemoteExecServer(
   };
 }
 
-/** An open rendezvous socket and the TCP (or TLS) socket under it, when `ws` showed it. */
-interface RelaySocket {
-  readonly socket: WebSocket;
-  readonly raw: Duplex | undefined;
-}
-
 /** Opens the rendezvous socket (`role=environment`), 256 KiB frames, TCP_NODELAY (ws default). */
-function openRelaySocket(url: string, signal: AbortSignal): Promise<RelaySocket> {
+function openRelaySocket(url: string, signal: AbortSignal): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     let socket: WebSocket;
-    let raw: Duplex | undefined;
     try {
       socket = new WebSocket(url, {
         perMessageDeflate: false,
@@ -280,14 +271,11 @@ function openRelaySocket(url: string, signal: AbortSignal): Promise<RelaySocket>
       socket.terminate();
       reject(new UpgradeRejectedError(status, url));
     });
-    // The upgrade response's socket is the one `ws` then frames on (data frames are written
-    // onto it directly: serveMultiplexedEnvironment's `rawSocket`).
-    socket.once('upgrade', (response) => (raw = response.socket));
     socket.once('open', () => {
       settle();
       socket.removeAllListeners('error');
       socket.on('error', () => undefined); // the relay loop reports errors from here on
-      resolve({ socket, raw });
+      resolve(socket);
     });
   });
 }
