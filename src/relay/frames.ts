@@ -13,71 +13,22 @@ import {
   WIRE_VARINT,
 } from './protoWire.js';
 import { RelayProtocolError } from './relayProtocolError.js';
+import {
+  MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
+  NOISE_RELAY_RESET_REASON,
+  RELAY_MESSAGE_FRAME_VERSION,
+  type RelayDataFrame,
+  type RelayFrame,
+  type RelayFrameKind,
+  type RelayHandshakeFrame,
+  type RelayResetFrame,
+  type RelayResumeFrame,
+  type RelayTraceContext,
+} from './frameTypes.js';
 
-/** `RELAY_MESSAGE_FRAME_VERSION`: the only version codex sends or accepts. */
-export const RELAY_MESSAGE_FRAME_VERSION = 1;
-/** `MAX_NOISE_RELAY_WEBSOCKET_MESSAGE_SIZE`: largest frame either endpoint sends or accepts. */
-export const MAX_RELAY_WEBSOCKET_MESSAGE_SIZE = 256 * 1024;
-/** The fixed reason of every reset the executor sends (`NOISE_RELAY_RESET_REASON`). */
-export const NOISE_RELAY_RESET_REASON = 'noise_relay_protocol_error';
+export * from './frameTypes.js';
 
 const MAX_UINT32 = 0xffff_ffff;
-
-/** Fields every frame kind shares. Trace fields travel in the clear; receivers ignore them. */
-export interface RelayFrameHeader {
-  readonly streamId: string;
-  readonly traceparent?: string;
-  readonly tracestate?: string;
-}
-
-/** One encrypted Noise transport record; `seq` counts from 0 and equals the AEAD nonce. */
-export interface RelayDataFrame extends RelayFrameHeader {
-  readonly kind: 'data';
-  readonly seq: number;
-  readonly payload: Uint8Array;
-}
-
-/** One Noise handshake message (msg 1 from the harness, msg 2 from the executor). */
-export interface RelayHandshakeFrame extends RelayFrameHeader {
-  readonly kind: 'handshake';
-  readonly payload: Uint8Array;
-}
-
-/** Sent first by a harness (next_seq 0) to claim its stream id; endpoints ignore it. */
-export interface RelayResumeFrame extends RelayFrameHeader {
-  readonly kind: 'resume';
-  readonly nextSeq: number;
-}
-
-/** Stream teardown. The reason is unauthenticated; harnesses discard it. */
-export interface RelayResetFrame extends RelayFrameHeader {
-  readonly kind: 'reset';
-  readonly reason: string;
-}
-
-/** `ack_frame` / `heartbeat`: never sent by codex on main; receivers ignore them. */
-export interface RelayAckFrame extends RelayFrameHeader {
-  readonly kind: 'ack';
-}
-export interface RelayHeartbeatFrame extends RelayFrameHeader {
-  readonly kind: 'heartbeat';
-}
-
-export type RelayFrame =
-  | RelayDataFrame
-  | RelayHandshakeFrame
-  | RelayResumeFrame
-  | RelayResetFrame
-  | RelayAckFrame
-  | RelayHeartbeatFrame;
-
-export type RelayFrameKind = RelayFrame['kind'];
-
-/** Optional W3C trace context for the first data frame of a traced request (§5.4). */
-export interface RelayTraceContext {
-  readonly traceparent?: string;
-  readonly tracestate?: string;
-}
 
 export function dataFrame(
   streamId: string,
@@ -124,7 +75,7 @@ export function encodeRelayFrame(frame: RelayFrame): Uint8Array {
     .uint32(FIELD_VERSION, RELAY_MESSAGE_FRAME_VERSION)
     .string(FIELD_STREAM_ID, frame.streamId)
     .bytes(BODY_FIELD[frame.kind], bodyBytes(frame));
-  const bytes = concatBytes(writer.finish(), traceFieldBytes(frame));
+  const bytes = withTraceFields(writer, frame).finish();
   checkSize(bytes.length);
   return bytes;
 }
@@ -156,18 +107,16 @@ export function dataFrameEnvelope(
   }
   checkUint32(seq, 'data seq');
   checkSize(payloadLength);
-  // The data body's fields up to its payload, whose bytes the caller places after them.
-  const body = new ProtoWriter().uint32(1, seq).uint32(2, 0).uint32(3, 1).prefix(4, payloadLength);
-  const bodyHead = body.finish();
-  const head = concatBytes(
+  // The data body's fields up to its payload (the caller places the payload after them).
+  const bodyHead = (writer: ProtoWriter): ProtoWriter =>
+    writer.uint32(1, seq).uint32(2, 0).uint32(3, 1).prefix(4, payloadLength);
+  const head = bodyHead(
     new ProtoWriter()
       .uint32(FIELD_VERSION, RELAY_MESSAGE_FRAME_VERSION)
       .string(FIELD_STREAM_ID, streamId)
-      .prefix(BODY_FIELD.data, bodyHead.length + payloadLength)
-      .finish(),
-    bodyHead,
-  );
-  const tail = traceFieldBytes(trace ?? {});
+      .prefix(BODY_FIELD.data, bodyHead(new ProtoWriter()).length + payloadLength),
+  ).finish();
+  const tail = withTraceFields(new ProtoWriter(), trace ?? {}).finish();
   const length = head.length + payloadLength + tail.length;
   checkSize(length);
   return { head, tail, length };
@@ -402,19 +351,10 @@ function bodyBytes(frame: Exclude<RelayFrame, RelayDataFrame>): Uint8Array {
 }
 
 /** The trace fields, which follow the body (fields 11 and 12). */
-function traceFieldBytes(trace: RelayTraceContext): Uint8Array {
-  const writer = new ProtoWriter();
+function withTraceFields(writer: ProtoWriter, trace: RelayTraceContext): ProtoWriter {
   if (trace.traceparent !== undefined) writer.string(FIELD_TRACEPARENT, trace.traceparent);
   if (trace.tracestate !== undefined) writer.string(FIELD_TRACESTATE, trace.tracestate);
-  return writer.finish();
-}
-
-function concatBytes(first: Uint8Array, second: Uint8Array): Uint8Array {
-  if (second.length === 0) return first;
-  const out = new Uint8Array(first.length + second.length);
-  out.set(first, 0);
-  out.set(second, first.length);
-  return out;
+  return writer;
 }
 
 function traceFields(trace: RelayTraceContext | undefined): RelayTraceContext {

@@ -150,7 +150,8 @@ export class ProtoWriter {
     return this.bytes(field, utf8Encoder.encode(value));
   }
 
-  finish(): Uint8Array {
+  /** Bytes `finish()` will return. */
+  get length(): number {
     let length = 0;
     for (const piece of this.pieces) {
       length += varintLength(piece.field << 3);
@@ -159,7 +160,11 @@ export class ProtoWriter {
           ? varintLength(piece.value.length) + piece.value.length
           : varintLength(piece.value);
     }
-    const out = new Uint8Array(length);
+    return length;
+  }
+
+  finish(): Uint8Array {
+    const out = new Uint8Array(this.length);
     let at = 0;
     for (const piece of this.pieces) {
       if (piece.kind === 'varint') {
