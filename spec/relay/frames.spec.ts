@@ -4,6 +4,7 @@ import {
   MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
   type RelayFrame,
   dataFrame,
+  dataFrameEnvelope,
   decodeRelayFrame,
   encodeRelayFrame,
   handshakeFrame,
@@ -257,5 +258,78 @@ describe('encode-side validation', () => {
     expect(() =>
       encodeRelayFrame(dataFrame('s', 0, new Uint8Array(MAX_RELAY_WEBSOCKET_MESSAGE_SIZE - 14))),
     ).toThrow(/exceeds the 262144-byte WebSocket message limit/);
+  });
+});
+
+describe('dataFrameEnvelope', () => {
+  const bytes = (length: number): Uint8Array =>
+    Uint8Array.from({ length }, (_, i) => (i * 131 + 1) & 0xff);
+  const id = '0b8f4f2e-8d53-4f0e-9a51-6d0f3c1f2a77';
+  const cases = [
+    dataFrame(id, 0, bytes(1)),
+    dataFrame(id, 127, bytes(127)),
+    dataFrame(id, 128, bytes(128)),
+    dataFrame(id, 16_384, bytes(16_384)),
+    dataFrame(id, 0xffff_ffff, bytes(61_456)),
+    dataFrame('s', 5, bytes(200_000)),
+    dataFrame('ünïcödé-stream', 2, bytes(3)),
+    dataFrame(id, 3, bytes(9), { traceparent: vectorTrace.traceparent }),
+    dataFrame(id, 4, bytes(9), vectorTrace),
+    dataFrame(id, 4, bytes(9), { tracestate: 'only-state' }),
+  ];
+
+  it.each(cases.map((frame) => [frame.seq, frame.payload.length, frame] as const))(
+    'puts around the payload what the reference codec does (seq %i, %i bytes)',
+    (_seq, _length, frame) => {
+      const { head, tail, length } = dataFrameEnvelope(
+        frame.streamId,
+        frame.seq,
+        frame.payload.length,
+        frame,
+      );
+      const whole = Buffer.concat([head, frame.payload, tail]);
+      expect(whole.length).toBe(length);
+      const reference = rawFrame({
+        version: 1,
+        streamId: frame.streamId,
+        body: {
+          case: 'data',
+          value: create(RelayDataSchema, {
+            seq: frame.seq,
+            segmentCount: 1,
+            payload: frame.payload,
+          }),
+        },
+        ...(frame.traceparent === undefined ? {} : { traceparent: frame.traceparent }),
+        ...(frame.tracestate === undefined ? {} : { tracestate: frame.tracestate }),
+      });
+      expect(whole.equals(reference)).toBe(true);
+      expect(whole.equals(encodeRelayFrame(frame))).toBe(true);
+    },
+  );
+
+  it('refuses what encodeRelayFrame refuses, with its texts', () => {
+    const refusals: [string, number, number][] = [
+      [' ', 0, 1],
+      [id, 0, 0],
+      [id, -1, 1],
+      [id, 2 ** 32, 1],
+      [id, 0, MAX_RELAY_WEBSOCKET_MESSAGE_SIZE],
+    ];
+    for (const [stream, seq, payloadLength] of refusals) {
+      const expected = rejection(() =>
+        encodeRelayFrame(dataFrame(stream, seq, new Uint8Array(payloadLength))),
+      );
+      expect(rejection(() => dataFrameEnvelope(stream, seq, payloadLength)).detail).toBe(
+        expected.detail,
+      );
+    }
+  });
+
+  it('decodes a data frame with its payload as a view of the input (no copy)', () => {
+    const encoded = encodeRelayFrame(dataFrame(id, 9, bytes(1000)));
+    const frame = decodeRelayFrame(encoded);
+    if (frame.kind !== 'data') throw new Error('expected data');
+    expect(frame.payload.buffer).toBe(encoded.buffer);
   });
 });

@@ -85,4 +85,13 @@ describe('ProtoWriter', () => {
     expect(read.varint32()).toBe(0xffff_ffff);
     expect(read.done).toBe(true);
   });
+
+  it('writes a prefix as the key and length of a field whose value follows it', () => {
+    const value = Uint8Array.from([1, 2, 3]);
+    const head = new ProtoWriter().uint32(1, 5).prefix(4, value.length).finish();
+    expect(
+      Buffer.concat([head, value]).equals(new ProtoWriter().uint32(1, 5).bytes(4, value).finish()),
+    ).toBe(true);
+    expect(Array.from(new ProtoWriter().prefix(5, 300).finish())).toEqual([0x2a, 0xac, 0x02]);
+  });
 });

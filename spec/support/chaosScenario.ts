@@ -33,7 +33,7 @@ import { EnvironmentRegistryClient, RegistryConnectProvider } from '../../src/re
 import { startRendezvous } from '../../src/rendezvous/index.js';
 import { startExecServer } from '../../src/server/index.js';
 import { startRemoteExecServer } from '../../src/server/relay/index.js';
-import { decodeNoiseRelayFrame } from '../../src/transport/noiseRelayFrameCodec.js';
+import { decodeRelayFrame } from '../../src/relay/index.js';
 import { block, BLOCK_BYTES, BLOCK_GENERATOR } from './blockGenerator.js';
 import {
   startChaosRelay,
@@ -106,7 +106,7 @@ function eligibleFor(path: ChaosPath): (frame: ChaosFrame) => boolean {
   return (frame) => {
     if (!frame.fin || frame.opcode !== 2) return false;
     try {
-      return decodeNoiseRelayFrame(frame.payload).kind === 'data';
+      return decodeRelayFrame(frame.payload).kind === 'data';
     } catch {
       return false;
     }

@@ -13,71 +13,22 @@ import {
   WIRE_VARINT,
 } from './protoWire.js';
 import { RelayProtocolError } from './relayProtocolError.js';
+import {
+  MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
+  NOISE_RELAY_RESET_REASON,
+  RELAY_MESSAGE_FRAME_VERSION,
+  type RelayDataFrame,
+  type RelayFrame,
+  type RelayFrameKind,
+  type RelayHandshakeFrame,
+  type RelayResetFrame,
+  type RelayResumeFrame,
+  type RelayTraceContext,
+} from './frameTypes.js';
 
-/** `RELAY_MESSAGE_FRAME_VERSION`: the only version codex sends or accepts. */
-export const RELAY_MESSAGE_FRAME_VERSION = 1;
-/** `MAX_NOISE_RELAY_WEBSOCKET_MESSAGE_SIZE`: largest frame either endpoint sends or accepts. */
-export const MAX_RELAY_WEBSOCKET_MESSAGE_SIZE = 256 * 1024;
-/** The fixed reason of every reset the executor sends (`NOISE_RELAY_RESET_REASON`). */
-export const NOISE_RELAY_RESET_REASON = 'noise_relay_protocol_error';
+export * from './frameTypes.js';
 
 const MAX_UINT32 = 0xffff_ffff;
-
-/** Fields every frame kind shares. Trace fields travel in the clear; receivers ignore them. */
-export interface RelayFrameHeader {
-  readonly streamId: string;
-  readonly traceparent?: string;
-  readonly tracestate?: string;
-}
-
-/** One encrypted Noise transport record; `seq` counts from 0 and equals the AEAD nonce. */
-export interface RelayDataFrame extends RelayFrameHeader {
-  readonly kind: 'data';
-  readonly seq: number;
-  readonly payload: Uint8Array;
-}
-
-/** One Noise handshake message (msg 1 from the harness, msg 2 from the executor). */
-export interface RelayHandshakeFrame extends RelayFrameHeader {
-  readonly kind: 'handshake';
-  readonly payload: Uint8Array;
-}
-
-/** Sent first by a harness (next_seq 0) to claim its stream id; endpoints ignore it. */
-export interface RelayResumeFrame extends RelayFrameHeader {
-  readonly kind: 'resume';
-  readonly nextSeq: number;
-}
-
-/** Stream teardown. The reason is unauthenticated; harnesses discard it. */
-export interface RelayResetFrame extends RelayFrameHeader {
-  readonly kind: 'reset';
-  readonly reason: string;
-}
-
-/** `ack_frame` / `heartbeat`: never sent by codex on main; receivers ignore them. */
-export interface RelayAckFrame extends RelayFrameHeader {
-  readonly kind: 'ack';
-}
-export interface RelayHeartbeatFrame extends RelayFrameHeader {
-  readonly kind: 'heartbeat';
-}
-
-export type RelayFrame =
-  | RelayDataFrame
-  | RelayHandshakeFrame
-  | RelayResumeFrame
-  | RelayResetFrame
-  | RelayAckFrame
-  | RelayHeartbeatFrame;
-
-export type RelayFrameKind = RelayFrame['kind'];
-
-/** Optional W3C trace context for the first data frame of a traced request (§5.4). */
-export interface RelayTraceContext {
-  readonly traceparent?: string;
-  readonly tracestate?: string;
-}
 
 export function dataFrame(
   streamId: string,
@@ -107,15 +58,68 @@ export function resetFrame(streamId: string, reason = NOISE_RELAY_RESET_REASON):
  */
 export function encodeRelayFrame(frame: RelayFrame): Uint8Array {
   validateRelayFrame(frame);
+  if (frame.kind === 'data') {
+    const { head, tail, length } = dataFrameEnvelope(
+      frame.streamId,
+      frame.seq,
+      frame.payload.length,
+      frame,
+    );
+    const out = new Uint8Array(length);
+    out.set(head, 0);
+    out.set(frame.payload, head.length);
+    out.set(tail, head.length + frame.payload.length);
+    return out;
+  }
   const writer = new ProtoWriter()
     .uint32(FIELD_VERSION, RELAY_MESSAGE_FRAME_VERSION)
     .string(FIELD_STREAM_ID, frame.streamId)
     .bytes(BODY_FIELD[frame.kind], bodyBytes(frame));
-  if (frame.traceparent !== undefined) writer.string(FIELD_TRACEPARENT, frame.traceparent);
-  if (frame.tracestate !== undefined) writer.string(FIELD_TRACESTATE, frame.tracestate);
-  const bytes = writer.finish();
+  const bytes = withTraceFields(writer, frame).finish();
   checkSize(bytes.length);
   return bytes;
+}
+
+/** The bytes of a data frame before and after its payload, and the frame's whole length. */
+export interface DataFrameEnvelope {
+  readonly head: Uint8Array;
+  readonly tail: Uint8Array;
+  readonly length: number;
+}
+
+/**
+ * A data frame as `head ‖ payload ‖ tail`: for any payload of `payloadLength` bytes these are the
+ * bytes `encodeRelayFrame(dataFrame(streamId, seq, payload, trace))` puts around it, so a sender
+ * can seal a record straight into the frame's buffer behind `head` (spec/relay/frames.spec.ts).
+ * Throws the `RelayProtocolError` that `encodeRelayFrame` throws for such a frame.
+ */
+export function dataFrameEnvelope(
+  streamId: string,
+  seq: number,
+  payloadLength: number,
+  trace?: RelayTraceContext,
+): DataFrameEnvelope {
+  if (streamId.trim() === '') {
+    throw new RelayProtocolError('relay message frame is missing stream_id');
+  }
+  if (!Number.isInteger(payloadLength) || payloadLength < 1) {
+    throw new RelayProtocolError('relay data message frame is missing required fields');
+  }
+  checkUint32(seq, 'data seq');
+  checkSize(payloadLength);
+  // The data body's fields up to its payload (the caller places the payload after them).
+  const bodyHead = (writer: ProtoWriter): ProtoWriter =>
+    writer.uint32(1, seq).uint32(2, 0).uint32(3, 1).prefix(4, payloadLength);
+  const head = bodyHead(
+    new ProtoWriter()
+      .uint32(FIELD_VERSION, RELAY_MESSAGE_FRAME_VERSION)
+      .string(FIELD_STREAM_ID, streamId)
+      .prefix(BODY_FIELD.data, bodyHead(new ProtoWriter()).length + payloadLength),
+  ).finish();
+  const tail = withTraceFields(new ProtoWriter(), trace ?? {}).finish();
+  const length = head.length + payloadLength + tail.length;
+  checkSize(length);
+  return { head, tail, length };
 }
 
 /**
@@ -295,11 +299,14 @@ function fromMessage(message: FrameMessage): RelayFrame {
   if (message.streamId.trim() === '') {
     throw new RelayProtocolError('relay message frame is missing stream_id');
   }
-  const header: RelayFrameHeader = {
-    streamId: message.streamId,
-    ...traceFields({ traceparent: message.traceparent, tracestate: message.tracestate }),
-  };
-  const body = message.body;
+  const frame = bodyFrame(message.streamId, message.body);
+  // Trace fields are rare (the first frame of a traced request): only then a second object.
+  if (message.traceparent === undefined && message.tracestate === undefined) return frame;
+  return { ...frame, ...traceFields(message) };
+}
+
+/** The typed frame of a body, without trace fields. */
+function bodyFrame(streamId: string, body: BodyMessage | undefined): RelayFrame {
   switch (body?.kind) {
     case 'data':
       // Multi-segment data is not supported on main: segmentation happens inside the
@@ -307,30 +314,26 @@ function fromMessage(message: FrameMessage): RelayFrame {
       if (body.segmentIndex !== 0 || body.segmentCount !== 1) {
         throw new RelayProtocolError('relay data message frame is missing required fields');
       }
-      return { ...header, kind: 'data', seq: body.seq, payload: body.payload };
+      return { kind: 'data', streamId, seq: body.seq, payload: body.payload };
     case 'handshake':
-      return { ...header, kind: 'handshake', payload: body.payload };
+      return { kind: 'handshake', streamId, payload: body.payload };
     case 'resume':
-      return { ...header, kind: 'resume', nextSeq: body.nextSeq };
+      return { kind: 'resume', streamId, nextSeq: body.nextSeq };
     case 'reset':
-      return { ...header, kind: 'reset', reason: body.reason };
+      return { kind: 'reset', streamId, reason: body.reason };
     case 'ack':
-      return { ...header, kind: 'ack' };
+      return { kind: 'ack', streamId };
     case 'heartbeat':
-      return { ...header, kind: 'heartbeat' };
+      return { kind: 'heartbeat', streamId };
     case undefined:
       throw new RelayProtocolError('relay message frame is missing body');
   }
 }
 
-/** The body message of `frame` (proto3: zero fields left out, so it may be empty). */
-function bodyBytes(frame: RelayFrame): Uint8Array {
+/** The body message of a frame other than data (see `dataFrameEnvelope`). */
+function bodyBytes(frame: Exclude<RelayFrame, RelayDataFrame>): Uint8Array {
   const body = new ProtoWriter();
   switch (frame.kind) {
-    case 'data':
-      body.uint32(1, frame.seq).uint32(2, 0).uint32(3, 1);
-      if (frame.payload.length > 0) body.bytes(4, frame.payload);
-      break;
     case 'handshake':
       if (frame.payload.length > 0) body.bytes(1, frame.payload);
       break;
@@ -345,6 +348,13 @@ function bodyBytes(frame: RelayFrame): Uint8Array {
       break;
   }
   return body.finish();
+}
+
+/** The trace fields, which follow the body (fields 11 and 12). */
+function withTraceFields(writer: ProtoWriter, trace: RelayTraceContext): ProtoWriter {
+  if (trace.traceparent !== undefined) writer.string(FIELD_TRACEPARENT, trace.traceparent);
+  if (trace.tracestate !== undefined) writer.string(FIELD_TRACESTATE, trace.tracestate);
+  return writer;
 }
 
 function traceFields(trace: RelayTraceContext | undefined): RelayTraceContext {

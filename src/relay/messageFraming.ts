@@ -65,6 +65,13 @@ export function messageToRecords(message: string | Uint8Array): Uint8Array[] {
 }
 
 /**
+ * The first buffer of a message that spans records: four records' worth, so a `process/output`
+ * notification (a 64 KiB pipe read, ~87 KiB of JSON) is copied once, not grown; a peer that
+ * claims more and sends little still holds at most this (spec/fuzz/relay.fuzz.spec.ts, memory).
+ */
+const FIRST_BODY_BYTES = 4 * NOISE_RECORD_PLAINTEXT_LEN;
+
+/**
  * Rebuilds whole messages from decrypted records taken in sequence order. Accepts messages
  * spanning records and records holding several messages (or the end of one and the start of
  * the next). Once it has thrown, the stream is unusable and every later `push` throws again.
@@ -72,7 +79,10 @@ export function messageToRecords(message: string | Uint8Array): Uint8Array[] {
 export class MessageReassembler {
   private readonly prefix = new Uint8Array(LENGTH_PREFIX_BYTES);
   private prefixFilled = 0;
-  /** The body so far; grown as bytes arrive (never past `bodyLength`), not sized by the prefix. */
+  /**
+   * The body so far. A message of up to `FIRST_BODY_BYTES` gets its whole buffer at once; a
+   * longer one grows as bytes arrive (never past `bodyLength`), not sized by the prefix.
+   */
   private body: Uint8Array | undefined;
   private bodyLength = 0;
   private bodyFilled = 0;
@@ -132,7 +142,7 @@ export class MessageReassembler {
   }
 
   private startBody(length: number): void {
-    this.body = new Uint8Array(Math.min(length, NOISE_RECORD_PLAINTEXT_LEN));
+    this.body = new Uint8Array(Math.min(length, FIRST_BODY_BYTES));
     this.bodyLength = length;
     this.bodyFilled = 0;
     this.prefixFilled = LENGTH_PREFIX_BYTES;

@@ -117,7 +117,8 @@ export class ProtoReader {
 /** A field of a message being written: its bytes, laid out once the total size is known. */
 type Piece =
   | { readonly kind: 'varint'; readonly field: number; readonly value: number }
-  | { readonly kind: 'bytes'; readonly field: number; readonly value: Uint8Array };
+  | { readonly kind: 'bytes'; readonly field: number; readonly value: Uint8Array }
+  | { readonly kind: 'prefix'; readonly field: number; readonly value: number };
 
 /** Writes fields in the order they are added; `finish()` returns the message's bytes. */
 export class ProtoWriter {
@@ -135,25 +136,42 @@ export class ProtoWriter {
     return this;
   }
 
+  /**
+   * Only the key and length of a length-delimited field of `length` bytes, whose value the
+   * caller places right after the finished bytes (a payload written in place, not copied).
+   */
+  prefix(field: number, length: number): this {
+    this.pieces.push({ kind: 'prefix', field, value: length });
+    return this;
+  }
+
   /** A string field, written even when empty (callers leave out what proto3 omits). */
   string(field: number, value: string): this {
     return this.bytes(field, utf8Encoder.encode(value));
   }
 
-  finish(): Uint8Array {
+  /** Bytes `finish()` will return. */
+  get length(): number {
     let length = 0;
     for (const piece of this.pieces) {
       length += varintLength(piece.field << 3);
       length +=
-        piece.kind === 'varint'
-          ? varintLength(piece.value)
-          : varintLength(piece.value.length) + piece.value.length;
+        piece.kind === 'bytes'
+          ? varintLength(piece.value.length) + piece.value.length
+          : varintLength(piece.value);
     }
-    const out = new Uint8Array(length);
+    return length;
+  }
+
+  finish(): Uint8Array {
+    const out = new Uint8Array(this.length);
     let at = 0;
     for (const piece of this.pieces) {
       if (piece.kind === 'varint') {
         at = writeVarint(out, at, (piece.field << 3) | WIRE_VARINT);
+        at = writeVarint(out, at, piece.value);
+      } else if (piece.kind === 'prefix') {
+        at = writeVarint(out, at, (piece.field << 3) | WIRE_LENGTH_DELIMITED);
         at = writeVarint(out, at, piece.value);
       } else {
         at = writeVarint(out, at, (piece.field << 3) | WIRE_LENGTH_DELIMITED);

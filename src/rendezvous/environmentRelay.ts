@@ -27,8 +27,13 @@
  */
 import { Observable, type SchedulerLike, type Subscription, timer } from 'rxjs';
 import WebSocket, { type RawData } from 'ws';
-import { encodeRelayFrame, keepalive, resetFrame, type RelayFrame } from '../relay/index.js';
-import { decodeNoiseRelayFrame } from '../transport/noiseRelayFrameCodec.js';
+import {
+  decodeRelayFrame,
+  encodeRelayFrame,
+  keepalive,
+  resetFrame,
+  type RelayFrame,
+} from '../relay/index.js';
 import { type DroppedFrameCause, RendezvousFrameError } from './rendezvousErrors.js';
 import type { RendezvousEvent } from './rendezvousEvents.js';
 
@@ -64,8 +69,12 @@ interface HarnessLink {
   readonly socket: WebSocket;
   readonly streams: Set<string>;
   keepalive?: Subscription;
-  /** Runs while the harness is congested; restarted by every write it completes. */
+  /** Runs while the harness is congested; fires once no write has completed for the timeout. */
   stallWatch?: Subscription;
+  /** When the congested harness last completed a write (the scheduler's clock). */
+  progressAt?: number;
+  /** The stream a drop for stalling names; undefined after progress (any of its streams). */
+  stalledStream?: string;
 }
 
 interface ExecutorLink {
@@ -301,7 +310,7 @@ export class EnvironmentRelay {
       !this.congested.has(harness)
     ) {
       this.congested.add(harness);
-      this.restartStallWatch(harness, streamId);
+      this.startStallWatch(harness, streamId);
       if (this.congested.size === 1 && this.executor) {
         this.executor.socket.pause();
         this.options.emit({ type: 'executor-paused', environmentId: this.environmentId, streamId });
@@ -316,7 +325,9 @@ export class EnvironmentRelay {
     if (harness.socket.bufferedAmount <= this.options.maxBufferedBytes / 2) {
       this.clearCongestion(harness);
     } else {
-      this.restartStallWatch(harness, undefined);
+      // Progress: recorded, not a timer restarted per completed write.
+      harness.progressAt = this.options.scheduler.now();
+      harness.stalledStream = undefined;
     }
   }
 
@@ -329,11 +340,23 @@ export class EnvironmentRelay {
     }
   }
 
-  private restartStallWatch(harness: HarnessLink, streamId: string | undefined): void {
+  private startStallWatch(harness: HarnessLink, streamId: string): void {
     this.stopStallWatch(harness);
-    harness.stallWatch = timer(this.options.stallTimeoutMs, this.options.scheduler).subscribe(() =>
-      this.dropHarness(harness, streamId ?? firstOf(harness.streams), 'stalled'),
-    );
+    harness.progressAt = this.options.scheduler.now();
+    harness.stalledStream = streamId;
+    this.armStallWatch(harness, this.options.stallTimeoutMs);
+  }
+
+  /** Drops the harness once `stallTimeoutMs` have passed since its last progress. */
+  private armStallWatch(harness: HarnessLink, delayMs: number): void {
+    harness.stallWatch = timer(delayMs, this.options.scheduler).subscribe(() => {
+      const idleMs = this.options.scheduler.now() - (harness.progressAt ?? 0);
+      if (idleMs < this.options.stallTimeoutMs) {
+        this.armStallWatch(harness, this.options.stallTimeoutMs - idleMs);
+        return;
+      }
+      this.dropHarness(harness, harness.stalledStream ?? firstOf(harness.streams), 'stalled');
+    });
   }
 
   private stopStallWatch(harness: HarnessLink): void {
@@ -432,10 +455,8 @@ export class EnvironmentRelay {
       return undefined;
     }
     try {
-      // Data frames (nearly every byte) are parsed without the generic protobuf decoder, which
-      // spent ~100 ms per 64 MiB here; anything else goes through it (same frames, same errors:
-      // spec/transport/noiseRelayFrameCodec.spec.ts).
-      return decodeNoiseRelayFrame(bytes);
+      // The payload stays a view of `bytes`: the frame is forwarded as it came.
+      return decodeRelayFrame(bytes);
     } catch (error) {
       this.options.emit({
         type: 'frame-dropped',

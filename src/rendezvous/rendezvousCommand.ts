@@ -92,6 +92,7 @@ export async function runRendezvousCommand(options: RendezvousCommandOptions): P
 
 /** One log line per event, none for forwarded frames (too many; see counters instead). */
 function describeEvent(event: RendezvousEvent): string | undefined {
+  if (event.type === 'frame-forwarded') return undefined; // one per frame: nothing to format
   const env = 'environmentId' in event ? escapeForLog(event.environmentId ?? '') : '';
   switch (event.type) {
     case 'registered':
@@ -124,7 +125,5 @@ function describeEvent(event: RendezvousEvent): string | undefined {
       return `${env} harness dropped (${event.why})`;
     case 'store-failed':
       return `store failed: ${escapeForLog(event.detail)}`;
-    case 'frame-forwarded':
-      return undefined;
   }
 }

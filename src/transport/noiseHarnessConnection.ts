@@ -6,6 +6,8 @@
 import { Subject, type Subscription } from 'rxjs';
 import { DisconnectedError, MessageTooLargeError } from '../protocol/errors.js';
 import {
+  decodeRelayFrame,
+  encodeRelayFrame,
   MAX_NOISE_JSONRPC_MESSAGE_LEN,
   PipelinedRelayDataReceiver,
   RelayDataReceiver,
@@ -26,7 +28,6 @@ import {
   NoiseRelayStreamResetError,
 } from './noiseHarnessErrors.js';
 import { NoiseRecordSender } from './noiseRecordSender.js';
-import { decodeNoiseRelayFrame, encodeNoiseRelayFrame } from './noiseRelayFrameCodec.js';
 import { requestTraceContext } from './noiseTraceContext.js';
 import { decodeUtf8Strict } from './noiseUtf8.js';
 import type { Transport } from './transport.js';
@@ -86,7 +87,7 @@ export class HarnessConnection {
 
   write(frame: RelayFrame): void {
     if (this.socket.readyState !== WEBSOCKET_OPEN) return;
-    this.socket.send(encodeNoiseRelayFrame(frame));
+    this.socket.send(encodeRelayFrame(frame));
   }
 
   private send(message: string): void {
@@ -108,7 +109,7 @@ export class HarnessConnection {
       this.terminate();
       return;
     }
-    for (const frame of frames) this.socket.send(encodeNoiseRelayFrame(frame));
+    for (const frame of frames) this.socket.send(encodeRelayFrame(frame));
   }
 
   receive(data: WebSocketData, isBinary: boolean): void {
@@ -121,7 +122,7 @@ export class HarnessConnection {
     }
     let frame: RelayFrame;
     try {
-      frame = decodeNoiseRelayFrame(toBytes(data));
+      frame = decodeRelayFrame(toBytes(data));
     } catch (error) {
       this.inOrder(() =>
         this.failAndTerminate(

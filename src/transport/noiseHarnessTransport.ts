@@ -25,6 +25,7 @@ import {
 } from '../noise/index.js';
 import { ConnectError, DisconnectedError, TimeoutError } from '../protocol/errors.js';
 import {
+  decodeRelayFrame,
   handshakeFrame,
   keepalive,
   MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
@@ -39,7 +40,6 @@ import {
   type PlatformWebSocket,
   type WebSocketData,
 } from '../platform/index.js';
-import { decodeNoiseRelayFrame } from './noiseRelayFrameCodec.js';
 import type { NoiseRendezvousConnectBundle } from '../registry/index.js';
 import { errorMessage } from './errorMessage.js';
 import { formatDuration } from './formatDuration.js';
@@ -227,7 +227,7 @@ export function connectNoiseHarness(
       }
       let frame: RelayFrame;
       try {
-        frame = decodeNoiseRelayFrame(toBytes(data));
+        frame = decodeRelayFrame(toBytes(data));
       } catch (error) {
         fail(
           protocolError('Noise relay received data before handshake completion', {

@@ -8,6 +8,8 @@ import {
   type NoiseCryptoProvider,
 } from '../../../src/noise/index.js';
 import {
+  decodeRelayFrame,
+  encodeRelayFrame,
   MAX_NOISE_JSONRPC_MESSAGE_LEN,
   RelayDataReceiver,
   RelayProtocolError,
@@ -23,10 +25,6 @@ import {
 } from '../../../src/server/relay/packedRecordWriter.js';
 import type { SplitText } from '../../../src/server/splitText.js';
 import { NoiseRecordSender } from '../../../src/transport/noiseRecordSender.js';
-import {
-  decodeNoiseRelayFrame,
-  encodeNoiseRelayFrame,
-} from '../../../src/transport/noiseRelayFrameCodec.js';
 
 const key = new Uint8Array(randomBytes(32));
 const cipher = (crypto: NoiseCryptoProvider = platformCryptoProvider): TransportCipher =>
@@ -71,7 +69,7 @@ function output(seq: number, bytes: number): SplitText {
 }
 
 function dataFrameOf(bytes: Uint8Array): RelayDataFrame {
-  const frame = decodeNoiseRelayFrame(bytes);
+  const frame = decodeRelayFrame(bytes);
   if (frame.kind !== 'data') throw new Error(`expected a data frame, got ${frame.kind}`);
   return frame;
 }
@@ -82,7 +80,7 @@ function bothWays(texts: OutboundText[], trace?: RelayTraceContext) {
   new PackedRecordWriter('stream-1', cipher(), sink).write(texts, texts.map(utf8Length), trace);
   const reference = new NoiseRecordSender('stream-1', cipher())
     .sendPacked(texts.map(joined), trace)
-    .map((frame) => Buffer.from(encodeNoiseRelayFrame(frame)));
+    .map((frame) => Buffer.from(encodeRelayFrame(frame)));
   return { sink, ours: sink.frames, reference };
 }
 
@@ -133,13 +131,13 @@ describe('PackedRecordWriter', () => {
     const receiver = new RelayDataReceiver(cipher());
     const received = sink.frames.flatMap((frame) =>
       receiver
-        .receive(decodeNoiseRelayFrame(frame) as never)
+        .receive(decodeRelayFrame(frame) as never)
         .map((bytes) => Buffer.from(bytes).toString('utf8')),
     );
     expect(received).toEqual(batches.flat().map(joined));
-    expect(
-      sink.frames.map((frame) => (decodeNoiseRelayFrame(frame) as { seq: number }).seq),
-    ).toEqual(sink.frames.map((_, index) => index));
+    expect(sink.frames.map((frame) => (decodeRelayFrame(frame) as { seq: number }).seq)).toEqual(
+      sink.frames.map((_, index) => index),
+    );
   });
 
   it.each([

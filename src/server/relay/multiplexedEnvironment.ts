@@ -36,6 +36,8 @@ import {
 import { DisconnectedError } from '../../protocol/errors.js';
 import { HARNESS_KEY_VALIDATION_TIMEOUT_MS } from '../../registry/index.js';
 import {
+  decodeRelayFrame,
+  encodeRelayFrame,
   handshakeFrame,
   keepalive,
   resetFrame,
@@ -45,10 +47,6 @@ import {
   type RelayFrame,
   type RelayHandshakeFrame,
 } from '../../relay/index.js';
-import {
-  decodeNoiseRelayFrame,
-  encodeNoiseRelayFrame,
-} from '../../transport/noiseRelayFrameCodec.js';
 import type { Executor } from '../executor.js';
 import type { HarnessKeyValidator } from './harnessKeyValidator.js';
 import { BatchedBinaryFrames } from './batchedBinaryFrames.js';
@@ -253,7 +251,7 @@ class MultiplexedEnvironment implements RelayStreamHost {
   write(frame: RelayFrame): void {
     if (this.ended || this.socket.readyState !== WebSocket.OPEN) return;
     this.batched?.flush(); // frames already assembled go first
-    this.send(encodeNoiseRelayFrame(frame), undefined);
+    this.send(encodeRelayFrame(frame), undefined);
   }
 
   frameBuffer(length: number): Buffer {
@@ -329,7 +327,7 @@ class MultiplexedEnvironment implements RelayStreamHost {
     }
     let frame: RelayFrame;
     try {
-      frame = decodeNoiseRelayFrame(toBytes(data));
+      frame = decodeRelayFrame(toBytes(data));
     } catch (error) {
       this.emit({ kind: 'frame-dropped', detail: describe(error) });
       return;

@@ -14,22 +14,14 @@
  */
 import type { TransportCipher } from '../../noise/index.js';
 import {
+  dataFrameEnvelope,
   LENGTH_PREFIX_BYTES,
   MAX_NOISE_JSONRPC_MESSAGE_LEN,
-  MAX_RELAY_WEBSOCKET_MESSAGE_SIZE,
   NOISE_RECORD_PLAINTEXT_LEN,
   OutboundSequence,
   RelayProtocolError,
   type RelayTraceContext,
 } from '../../relay/index.js';
-import {
-  dataFrameHeaderLength,
-  traceFields,
-  traceFieldsLength,
-  writeDataFrameHeader,
-  writeTraceFields,
-  type DataFrameTraceFields,
-} from '../../transport/noiseRelayFrameCodec.js';
 import type { SplitText } from '../splitText.js';
 
 /** One outbound JSON text: whole, or in pieces (`head + ascii + tail`). */
@@ -76,15 +68,12 @@ function writeText(target: Buffer, offset: number, text: OutboundText): number {
 
 export class PackedRecordWriter {
   private readonly sequence = new OutboundSequence();
-  private readonly streamIdBytes: Buffer;
 
   constructor(
     readonly streamId: string,
     private readonly cipher: Pick<TransportCipher, 'encryptInto'>,
     private readonly sink: SealedFrameSink,
-  ) {
-    this.streamIdBytes = Buffer.from(streamId, 'utf8');
-  }
+  ) {}
 
   /**
    * Sends `texts` (whose UTF-8 lengths are `lengths`) packed back to back into records, one data
@@ -127,35 +116,29 @@ export class PackedRecordWriter {
       }
       at += length;
     }
-    let fields: DataFrameTraceFields = traceFields(trace);
+    let recordTrace = trace;
     try {
       for (let offset = 0; offset < total; offset += NOISE_RECORD_PLAINTEXT_LEN) {
         const record = plaintext.subarray(
           offset,
           Math.min(total, offset + NOISE_RECORD_PLAINTEXT_LEN),
         );
-        this.sendRecord(record, fields);
-        fields = {};
+        this.sendRecord(record, recordTrace);
+        recordTrace = undefined;
       }
     } finally {
       this.sink.flushFrames?.();
     }
   }
 
-  private sendRecord(record: Buffer, fields: DataFrameTraceFields): void {
+  private sendRecord(record: Buffer, trace: RelayTraceContext | undefined): void {
     const seq = this.sequence.take();
     const payloadLength = record.length + TAG_BYTES;
-    const headerLength = dataFrameHeaderLength(this.streamIdBytes, seq, payloadLength);
-    const length = headerLength + payloadLength + traceFieldsLength(fields);
-    if (length > MAX_RELAY_WEBSOCKET_MESSAGE_SIZE) {
-      throw new RelayProtocolError(
-        `relay message frame of ${length} bytes exceeds the ${MAX_RELAY_WEBSOCKET_MESSAGE_SIZE}-byte WebSocket message limit`,
-      );
-    }
+    const { head, tail, length } = dataFrameEnvelope(this.streamId, seq, payloadLength, trace);
     const buffer = this.sink.frameBuffer(length);
-    writeDataFrameHeader(buffer, 0, this.streamIdBytes, seq, payloadLength);
-    this.cipher.encryptInto(record, buffer, headerLength);
-    writeTraceFields(buffer, headerLength + payloadLength, fields);
+    buffer.set(head, 0);
+    this.cipher.encryptInto(record, buffer, head.length);
+    buffer.set(tail, head.length + payloadLength);
     this.sink.sendFrame(buffer.subarray(0, length), buffer);
   }
 }
