@@ -483,6 +483,29 @@ describe('connectNoiseHarness transport phase (scripted relay)', () => {
     transport.send('{"id":1}'); // a no-op after close
   });
 
+  it('reads nothing while paused, even past the Pong timeout, and everything once resumed', async () => {
+    const { peer, transport, sender } = await established({
+      keepalive: { pingIntervalMs: 20, pongTimeoutMs: 80 },
+    });
+    const received: string[] = [];
+    let failure: unknown;
+    transport.incoming$.subscribe({
+      next: (text) => received.push(text),
+      error: (e) => (failure = e),
+    });
+    transport.setPaused!(true);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the pause takes effect
+    for (const frame of sender.send('{"id":1,"result":{}}')) peer.send(frame);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // past the Pong timeout
+    expect(received).toEqual([]);
+    expect(failure).toBeUndefined();
+    transport.setPaused!(false);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(received).toEqual(['{"id":1,"result":{}}']);
+    expect(failure).toBeUndefined();
+    transport.close();
+  });
+
   it('stays up while Pongs come back, and fails with pong_timeout once they stop', async () => {
     const { peer, transport } = await established(
       { keepalive: { pingIntervalMs: 20, pongTimeoutMs: 80 } },

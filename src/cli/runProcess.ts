@@ -88,7 +88,7 @@ async function runOn(
           throw new Error(`cannot start \`${request.argv[0]}\`: ${messageOf(error)}`);
         }),
       );
-      return await streamProcess(handle, request, streams, interrupts);
+      return await streamProcess(client, handle, request, streams, interrupts);
     } catch (error) {
       if (client.state === 'failed' && !(error instanceof Interrupted)) {
         throw new Error(`could not reconnect to ${endpoint.label}: ${messageOf(error)}`);
@@ -118,6 +118,7 @@ function showReconnects(
 
 /** Output to our stdout/stderr as it arrives; resolves with the exit code once `closed`. */
 async function streamProcess(
+  client: ExecServerClient,
   handle: ProcessHandle,
   request: RunRequest,
   streams: CliStreams,
@@ -134,13 +135,14 @@ async function streamProcess(
     else handle.terminate().subscribe({ error: () => undefined });
   });
   interrupts.onTerminate(() => handle.terminate().subscribe({ error: () => undefined }));
+  const flow = outputFlow(client);
   try {
     let exitCode: number | undefined;
     await new Promise<void>((resolve, reject) => {
       handle.events$.subscribe({
         next: (event) => {
           if (event.type === 'output') {
-            (event.stream === 'stderr' ? streams.stderr : streams.stdout).write(event.chunk);
+            flow.write(event.stream === 'stderr' ? streams.stderr : streams.stdout, event.chunk);
           } else if (event.type === 'exited') {
             exitCode = event.exitCode;
           }
@@ -153,9 +155,40 @@ async function streamProcess(
     if (interrupts.terminated) return EXIT_TERMINATED;
     return toExitStatus(exitCode);
   } finally {
+    flow.dispose();
     stdin?.stop();
     if (rawTerminal) streams.stdin.setRawMode?.(false);
   }
+}
+
+/**
+ * Output written with flow control: while our stdout or stderr holds more than its buffer
+ * (`write` returned false, e.g. a pipe into a slow reader), the client stops reading from the
+ * executor until it drains, so the CLI's memory stays bounded whatever the output's size
+ * (spec/cli/runFlowControl.spec.ts).
+ */
+function outputFlow(client: ExecServerClient): {
+  write(sink: CliStreams['stdout'], chunk: Uint8Array): void;
+  dispose(): void;
+} {
+  // The sinks over their buffer, each with the 'drain' listener that takes it out.
+  const full = new Map<CliStreams['stdout'], () => void>();
+  return {
+    write(sink, chunk) {
+      if (sink.write(chunk) || full.has(sink)) return;
+      if (full.size === 0) client.pauseReading();
+      const onDrain = (): void => {
+        full.delete(sink);
+        if (full.size === 0) client.resumeReading();
+      };
+      full.set(sink, onDrain);
+      sink.once('drain', onDrain);
+    },
+    dispose() {
+      for (const [sink, onDrain] of full) sink.off('drain', onDrain);
+      full.clear();
+    },
+  };
 }
 
 /** Exit statuses outside 0..255 (the executor's -1 "unknown") become 1. */

@@ -156,6 +156,24 @@ export class ExecServerClient {
   }
 
   /**
+   * Flow control for a consumer slower than the executor (output piped into a slow sink):
+   * stops reading from the executor, on this transport and on any a resume opens, until
+   * `resumeReading()`. The executor's writes then back up and it stops reading its processes'
+   * output, so nothing piles up in our memory and nothing is lost. While paused, responses and
+   * notifications of the whole session wait, so pause only as long as a sink is full. A
+   * browser WebSocket cannot stop reading: there it has no effect. Guarded by
+   * spec/client/readingPaused.spec.ts.
+   */
+  pauseReading(): void {
+    this.core.setInboundPaused(true);
+  }
+
+  /** Reads from the executor again after `pauseReading()`. */
+  resumeReading(): void {
+    this.core.setInboundPaused(false);
+  }
+
+  /**
    * Emits each time the live transport is lost (EOF, error, protocol fault), with the
    * reason, just before the state becomes `recovering` (or `failed` without recovery).
    * Completes when the session ends.

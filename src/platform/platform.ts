@@ -112,6 +112,12 @@ export interface PlatformWebSocket {
   close(code?: number, reason?: string): void;
   /** Drops the connection without a closing handshake (browsers: `close()`). */
   terminate(): void;
+  /**
+   * Stops reading from the peer until `resume()` (`ws`: the socket is paused, so TCP pushes back
+   * on the sender); messages already read may still arrive. Browsers cannot stop reading: a no-op.
+   */
+  pause(): void;
+  resume(): void;
 }
 
 export const WEBSOCKET_CONNECTING = 0;

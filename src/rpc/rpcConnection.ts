@@ -174,6 +174,11 @@ export class RpcConnection {
     this.shutdown(reason ?? new DisconnectedError(DisconnectReason.transportDisconnected));
   }
 
+  /** Stops or restarts reading from the transport (Transport `setPaused`). */
+  setPaused(paused: boolean): void {
+    this.transport.setPaused?.(paused);
+  }
+
   private send(message: JsonRpcMessage): void {
     this.transport.send(encodeMessage(message));
   }

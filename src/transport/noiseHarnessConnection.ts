@@ -46,6 +46,8 @@ export class HarnessConnection {
   private keepaliveSubscription: Subscription | undefined;
   private finished = false;
   private closedByUs = false;
+  /** Reading stopped by the transport's `setPaused` (flow control for a slow consumer). */
+  private pausedReading = false;
 
   readonly transport: Transport;
 
@@ -58,7 +60,17 @@ export class HarnessConnection {
       incoming$: this.incoming.asObservable(),
       send: (message) => this.send(message),
       close: () => this.close(),
+      setPaused: (paused) => {
+        this.pausedReading = paused;
+        if (paused) this.socket.pause();
+        else this.socket.resume();
+      },
     };
+  }
+
+  /** True while reading is paused: a Pong cannot be read then, so the keepalive skips its Ping. */
+  get paused(): boolean {
+    return this.pausedReading;
   }
 
   start(

@@ -30,6 +30,9 @@ export function traceRequests(
     close() {
       transport.close();
     },
+    setPaused(paused) {
+      transport.setPaused?.(paused);
+    },
   };
 }
 

@@ -22,6 +22,13 @@ export interface Transport {
   send(message: string): void;
   /** Closes the transport. Idempotent; `incoming$` completes afterwards. */
   close(): void;
+  /**
+   * Flow control for a slow consumer: while paused the transport stops reading from its peer,
+   * so the peer's writes back up instead of our memory (a few messages already read may still
+   * arrive). Idempotent. A transport that cannot stop reading (a browser WebSocket, an
+   * in-memory pair) leaves it out or ignores it.
+   */
+  setPaused?(paused: boolean): void;
 }
 
 /** Opens a transport. Cold: each subscription opens a new one; unsubscribing before it opens aborts it. */

@@ -300,6 +300,10 @@ export function fromWebSocket(
         socket.close(1000);
       }
     },
+    setPaused(paused: boolean): void {
+      if (paused) socket.pause();
+      else socket.resume();
+    },
   };
 }
 

@@ -6,7 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../../../bin/execrx.js', import.meta.url));
+/** The built CLI (`npm run build`). */
+export const BIN = fileURLToPath(new URL('../../../bin/execrx.js', import.meta.url));
 const BUILT_MAIN = fileURLToPath(new URL('../../../dist/cli/main.bundle.js', import.meta.url));
 
 export interface CliResult {

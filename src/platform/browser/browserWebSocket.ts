@@ -115,6 +115,10 @@ export class BrowserWebSocket implements PlatformWebSocket {
     this.socket.close();
   }
 
+  /** The DOM WebSocket reads whatever arrives; it cannot be paused. */
+  pause(): void {}
+  resume(): void {}
+
   private emit<E extends keyof WebSocketEvents>(
     event: E,
     ...args: Parameters<WebSocketEvents[E]>
