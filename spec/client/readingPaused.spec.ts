@@ -1,7 +1,8 @@
 /**
  * `pauseReading()` / `resumeReading()`: flow control for a consumer slower than the executor.
  * While paused no more output reaches the client; once resumed every byte arrives, in order,
- * against both executors (each holds its writes back instead of dropping them).
+ * against both executors (each holds its writes back instead of dropping them). A session
+ * resumed while paused reads its new transport's handshake, then stays paused.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { firstValueFrom, lastValueFrom, timeout } from 'rxjs';
@@ -72,6 +73,44 @@ describe.each([
       expect(await firstValueFrom(handle.exit$.pipe(timeout(10_000)))).toBe(0);
       expect(received).toBe(OUTPUT_BYTES);
       expect(nonZero).toBe(false);
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+
+  it('resumes while paused: the new transport reads its handshake, then stays paused', async () => {
+    const connect = () => firstValueFrom(connectWebSocket(server.url).pipe(timeout(10_000)));
+    const first = await connect();
+    const client = await firstValueFrom(
+      ExecServerClient.connect(first, { clientName: 'execrx-spec', recovery: true }).pipe(
+        timeout(10_000),
+      ),
+    );
+    try {
+      const bytes = 4 * 1024 * 1024;
+      const handle = await firstValueFrom(
+        client
+          .startProcess({
+            argv: ['sh', '-c', `sleep 1; head -c ${bytes} /dev/zero`],
+            cwd: '/',
+            env: { PATH: '/usr/bin:/bin' },
+          })
+          .pipe(timeout(10_000)),
+      );
+      let received = 0;
+      const done = lastValueFrom(handle.stdout$.pipe(timeout(30_000)), { defaultValue: null });
+      handle.stdout$.subscribe((chunk) => (received += chunk.length));
+
+      client.pauseReading();
+      first.close();
+      await firstValueFrom(client.resume(await connect()).pipe(timeout(5_000)));
+      expect(client.state).toBe('connected');
+      await sleep(1_500); // the output is produced now, and not read
+      expect(received).toBe(0);
+
+      client.resumeReading();
+      await done;
+      expect(received).toBe(bytes);
     } finally {
       client.close();
     }

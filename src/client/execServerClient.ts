@@ -165,12 +165,12 @@ export class ExecServerClient {
    * spec/client/readingPaused.spec.ts.
    */
   pauseReading(): void {
-    this.core.setInboundPaused(true);
+    this.core.lifecycle.setReadingPaused(true);
   }
 
   /** Reads from the executor again after `pauseReading()`. */
   resumeReading(): void {
-    this.core.setInboundPaused(false);
+    this.core.lifecycle.setReadingPaused(false);
   }
 
   /**

@@ -55,7 +55,6 @@ export class SessionCore {
   private disconnects: Subject<DisconnectedError> | undefined;
   private established: HandshakeResult | undefined;
   private environmentInfo: EnvironmentInfo | undefined;
-  private inboundPaused = false;
 
   constructor(readonly options: SessionCoreOptions) {
     this.calls = new CallRouter({
@@ -99,25 +98,14 @@ export class SessionCore {
     return this.disconnects.asObservable();
   }
 
-  /**
-   * Wraps a transport in an RpcConnection whose traffic this session routes; it starts paused
-   * while the session's reading is (a resumed session keeps its flow control).
-   */
+  /** Wraps a transport in an RpcConnection whose traffic this session routes. */
   openRpc(transport: Transport): RpcConnection {
     const trace = this.options.traceContext;
-    const rpc = new RpcConnection(trace ? traceRequests(transport, trace) : transport, {
+    return new RpcConnection(trace ? traceRequests(transport, trace) : transport, {
       handleRequest: (method, params) => this.notifications.answer(method, params),
       onNotification: (notification, rpc) => this.dispatch(rpc, notification),
       onClose: (reason, rpc) => this.onTransportLost(rpc, reason),
     });
-    if (this.inboundPaused) rpc.setPaused(true);
-    return rpc;
-  }
-
-  /** Flow control of the session's inbound traffic, on this transport and every later one. */
-  setInboundPaused(paused: boolean): void {
-    this.inboundPaused = paused;
-    this.lifecycle.liveRpc?.setPaused(paused);
   }
 
   /** The first handshake on `rpc` (see sessionHandshake.ts). */

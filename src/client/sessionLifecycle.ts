@@ -38,6 +38,7 @@ export class SessionLifecycle {
   private publicState: SessionState = 'connected';
   // Made when `state$` is first watched; carries every later change.
   private published: BehaviorSubject<SessionState> | undefined;
+  private readingPaused = false;
 
   get current(): SessionPhase {
     return this.phase;
@@ -65,13 +66,24 @@ export class SessionLifecycle {
     return this.phase.kind === 'connected' ? this.phase.rpc : undefined;
   }
 
-  /** connecting | recovering → connected. */
+  /**
+   * connecting | recovering → connected. The transport follows the session's flow control from
+   * here on: a resume's handshake and replay are read before it pauses
+   * (spec/client/readingPaused.spec.ts, "resumes while paused").
+   */
   install(rpc: RpcConnection): void {
     const terminal = this.terminalError;
     if (terminal) throw terminal;
     if (rpc.isClosed) throw new DisconnectedError(DisconnectReason.transportDisconnected);
     this.phase = { kind: 'connected', rpc };
+    if (this.readingPaused) rpc.setPaused(true);
     this.publish('connected');
+  }
+
+  /** Flow control (`ExecServerClient.pauseReading`): the live transport, and each one installed later. */
+  setReadingPaused(paused: boolean): void {
+    this.readingPaused = paused;
+    this.liveRpc?.setPaused(paused);
   }
 
   /** connected(rpc) → lost; false when `rpc` is not the live transport (nothing changes). */
