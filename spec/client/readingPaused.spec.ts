@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { firstValueFrom, lastValueFrom, timeout } from 'rxjs';
 import { ExecServerClient } from '../../src/client/index.js';
+import { ServerError } from '../../src/protocol/errors.js';
 import { connectWebSocket } from '../../src/transport/webSocketTransport.js';
 import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
 import { startTsExecServer } from '../support/tsExecServer.js';
@@ -88,12 +89,14 @@ describe.each([
     );
     try {
       const bytes = 4 * 1024 * 1024;
+      // Produces its output once told to, so that none is replayed during the resume.
       const handle = await firstValueFrom(
         client
           .startProcess({
-            argv: ['sh', '-c', `sleep 1; head -c ${bytes} /dev/zero`],
+            argv: ['sh', '-c', `read go; head -c ${bytes} /dev/zero`],
             cwd: '/',
             env: { PATH: '/usr/bin:/bin' },
+            pipeStdin: true,
           })
           .pipe(timeout(10_000)),
       );
@@ -103,8 +106,19 @@ describe.each([
 
       client.pauseReading();
       first.close();
-      await firstValueFrom(client.resume(await connect()).pipe(timeout(5_000)));
+      // The binary detaches the old connection's session a moment later (-32010 until then).
+      for (let attempt = 0; ; attempt++) {
+        const resumed = await firstValueFrom(client.resume(await connect()).pipe(timeout(5_000)))
+          .then(() => true)
+          .catch((error: unknown) => {
+            if (attempt < 50 && error instanceof ServerError && error.code === -32010) return false;
+            throw error;
+          });
+        if (resumed) break;
+        await sleep(100);
+      }
       expect(client.state).toBe('connected');
+      handle.write(Buffer.from('go\n')).subscribe({ error: () => undefined });
       await sleep(1_500); // the output is produced now, and not read
       expect(received).toBe(0);
 
