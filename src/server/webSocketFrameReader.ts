@@ -14,6 +14,7 @@ import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import { GrowableBuffer } from './growableBuffer.js';
 import { ASCII_TEXT_FROM_CHUNK, decodeUtf8 } from './fastpath/frameText.js';
+import { unmaskPayload } from './fastpath/nativeUnmask.js';
 
 /** tungstenite's default `max_frame_size`. */
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -122,7 +123,7 @@ export class WebSocketFrameReader {
     if (available < header + length) return this.need(header + length);
     const start = offset + header;
     const end = start + length;
-    const ascii = unmask(data, start, end) < 0x80;
+    const ascii = unmaskPayload(data, start, end);
     if (ASCII_TEXT_FROM_CHUNK && ascii && fin && opcode === OPCODE_TEXT) {
       // The common case, decoded from the chunk without a view of the payload (no `subarray`).
       // ASCII needs no UTF-8 check.
@@ -218,35 +219,4 @@ export class WebSocketFrameReader {
     this.partial.clear();
     this.fragments.clear();
   }
-}
-
-/**
- * XORs the payload `data[start..end)` with the 4-byte masking key just before it (RFC 6455
- * §5.3); returns the OR of the unmasked bytes (below 0x80: all ASCII).
- */
-function unmask(data: Buffer, start: number, end: number): number {
-  const k0 = data[start - 4] as number;
-  const k1 = data[start - 3] as number;
-  const k2 = data[start - 2] as number;
-  const k3 = data[start - 1] as number;
-  const whole = start + ((end - start) & ~3);
-  let bits = 0;
-  let index = start;
-  for (; index < whole; index += 4) {
-    const b0 = (data[index] as number) ^ k0;
-    const b1 = (data[index + 1] as number) ^ k1;
-    const b2 = (data[index + 2] as number) ^ k2;
-    const b3 = (data[index + 3] as number) ^ k3;
-    data[index] = b0;
-    data[index + 1] = b1;
-    data[index + 2] = b2;
-    data[index + 3] = b3;
-    bits |= b0 | b1 | b2 | b3;
-  }
-  for (; index < end; index += 1) {
-    const byte = (data[index] as number) ^ (data[start - 4 + ((index - start) & 3)] as number);
-    data[index] = byte;
-    bits |= byte;
-  }
-  return bits;
 }
