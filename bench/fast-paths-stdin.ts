@@ -3,14 +3,15 @@
  * `head -c N /dev/zero | execrx run --url ws://… -- head -c N >/dev/null`, with the CPU seconds
  * of the CLI and of the executor. Pairs, each run interleaved (A B A B …), medians:
  *   - requestText (client trick): the shipped CLI / one with its plain twin, shipped executor;
- *   - processWriteText (executor trick): the shipped executor / one with its plain twin;
+ *   - processWriteText, frameText (executor tricks): the shipped executor / one with the
+ *     trick's plain twin;
  *   - binary: the shipped executor / `codex exec-server`, both with the shipped CLI;
  *   - main (with EXECRX_BENCH_BASE=/path/to/other/checkout): this checkout's CLI and executor /
  *     that checkout's built `bin/execrx.js` for both.
  * A trick stays only when it shows >= 5% (fast/plain >= 1.05 on MB/s).
  *
  * Run: `npx tsx bench/fast-paths-stdin.ts` (BENCH_MIB=256 per command, BENCH_SAMPLES=4 a side,
- * PAIRS=requestText,processWriteText,binary,main to pick pairs). Needs /usr/bin/time.
+ * PAIRS=requestText,processWriteText,frameText,binary,main to pick pairs). Needs /usr/bin/time.
  */
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -22,6 +23,13 @@ import { summarize } from './support/stats.js';
 const MIB = Number(process.env.BENCH_MIB ?? 256);
 const BYTES = MIB * 1024 * 1024;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 4);
+
+/** Each trick's module under `src/` (its twin is `bench/plain/<module>.ts`). */
+const TRICKS: Record<string, string> = {
+  requestText: 'rpc/fastpath/requestText',
+  processWriteText: 'server/fastpath/processWriteText',
+  frameText: 'server/fastpath/frameText',
+};
 
 interface Executor {
   readonly url: string;
@@ -75,7 +83,7 @@ async function compare(name: string, a: Side, b: Side): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const pairs = (process.env.PAIRS ?? 'requestText,processWriteText,binary,main')
+  const pairs = (process.env.PAIRS ?? 'requestText,processWriteText,frameText,binary,main')
     .split(',')
     .filter(Boolean);
   const load = (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
@@ -99,9 +107,8 @@ async function main(): Promise<void> {
   try {
     const fast = await start(() => startExecutorFromBin(fastBin));
     for (const pair of pairs) {
-      if (pair === 'requestText' || pair === 'processWriteText') {
-        const module =
-          pair === 'requestText' ? 'rpc/fastpath/requestText' : 'server/fastpath/processWriteText';
+      const module = TRICKS[pair];
+      if (module !== undefined) {
         const plainBin = await packageBin([module]);
         const onClient = pair === 'requestText';
         const plain = onClient ? fast : await start(() => startExecutorFromBin(plainBin));
