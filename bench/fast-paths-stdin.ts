@@ -1,7 +1,7 @@
 /**
  * Stdin throughput through the CLI, the figure a user sees for `process/write`: MB/s of
- * `head -c N /dev/zero | execrx run --url ws://… -- head -c N >/dev/null`, with the CPU seconds
- * of the CLI and of the executor. Pairs, each run interleaved (A B A B …), medians:
+ * `head -c N /dev/zero | execrx run --url ws://… -- sh -c 'head -c N >/dev/null'`, with the CLI's
+ * CPU seconds. Pairs, each run interleaved (A B A B …), medians:
  *   - requestText (client trick): the shipped CLI / one with its plain twin, shipped executor;
  *   - processWriteText, frameText (executor tricks): the shipped executor / one with the
  *     trick's plain twin;
@@ -48,12 +48,17 @@ interface Sample {
   readonly cliCpuSeconds: number;
 }
 
-/** One `head -c BYTES /dev/zero | execrx run --url … -- head -c BYTES >/dev/null`. */
+/**
+ * One `head -c BYTES /dev/zero | execrx run --url … -- sh -c 'head -c BYTES >/dev/null'`: the
+ * remote `head` discards what it reads, so only stdin crosses the connection (as in
+ * bench/ssh-comparison.ts).
+ */
 async function runOnce(side: Side, index: number): Promise<Sample> {
   const timeFile = `${tmpdir()}/fast-paths-stdin-${process.pid}-${index}.time`;
   const command =
     `head -c ${BYTES} /dev/zero | /usr/bin/time -f '%U %S' -o ${timeFile} ` +
-    `${process.execPath} ${side.bin} run --url ${side.executor.url} -- head -c ${BYTES} >/dev/null`;
+    `${process.execPath} ${side.bin} run --url ${side.executor.url} -- ` +
+    `sh -c 'head -c ${BYTES} >/dev/null'`;
   const start = performance.now();
   const child = spawn('/bin/sh', ['-c', command], { stdio: ['ignore', 'ignore', 'inherit'] });
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
@@ -88,7 +93,7 @@ async function main(): Promise<void> {
     .filter(Boolean);
   const load = (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
   console.log(
-    `# head -c ${MIB}MiB /dev/zero | execrx run --url … -- head -c ${MIB}MiB >/dev/null; ` +
+    `# head -c ${MIB}MiB /dev/zero | execrx run --url … -- sh -c 'head -c ${MIB}MiB >/dev/null'; ` +
       `${SAMPLES} interleaved samples a side, medians; load ${load}`,
   );
   const fastBin = await packageBin();
