@@ -7,9 +7,12 @@
  */
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
-import { parseInboundText as twin } from '../../../bench/plain/server/fastpath/processWriteText.js';
+import {
+  chunkBytes as twinChunkBytes,
+  parseInboundText as twin,
+} from '../../../bench/plain/server/fastpath/processWriteText.js';
 import { processWriteParams, requestText } from '../../../src/rpc/fastpath/requestText.js';
-import { parseInboundText } from '../../../src/server/fastpath/processWriteText.js';
+import { chunkBytes, parseInboundText } from '../../../src/server/fastpath/processWriteText.js';
 
 /** Strings heavy in what JSON escapes and what the slicing looks for. */
 const tricky = fc.oneof(
@@ -150,5 +153,24 @@ describe('parseInboundText (fast path) against parseInbound (plain twin)', () =>
     ];
     for (const text of cases) expect(parseInboundText(text)).toEqual(twin(text));
     expect(parseInboundText(cases[2]!)).toMatchObject({ kind: 'malformed' });
+  });
+
+  it('hands out the bytes of any chunk as its twin decodes them, each buffer once', () => {
+    fc.assert(
+      fc.property(fc.oneof(texts, altered), chunks, fc.boolean(), (text, other, same) => {
+        const message = parseInboundText(text);
+        const read =
+          message.kind === 'request' && typeof message.params === 'object' && message.params
+            ? (message.params as { chunk?: unknown }).chunk
+            : undefined;
+        const chunk = same && typeof read === 'string' ? read : other;
+        const first = chunkBytes(chunk);
+        expect(first).toEqual(twinChunkBytes(chunk));
+        const second = chunkBytes(chunk);
+        expect(second).toEqual(first);
+        if (first.length > 0) expect(second).not.toBe(first);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

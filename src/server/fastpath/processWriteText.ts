@@ -7,7 +7,7 @@
  * length is the one its length and padding promise: Node's decoder skips or stops at any
  * character outside its alphabets, control characters and backslashes included, so then no
  * character of the slice is one JSON escapes and the slice is exactly the string `JSON.parse`
- * would give (the bytes written are the handler's own decoding of it, as on the plain path). Anything else — another layout,
+ * would give; its bytes go to the handler through `chunkBytes`. Anything else — another layout,
  * key order, extra keys, escapes, a fraction or huge id — goes to `parseInbound`, which keeps
  * the serde-worded errors. spec/server/fastpath/processWriteText.spec.ts holds it to the plain
  * twin (bench/plain/server/fastpath/processWriteText.ts, `parseInbound` alone).
@@ -45,7 +45,10 @@ function processWrite(text: string): InboundMessage | undefined {
   const processId = text.slice(processIdStart, processIdEnd);
   const chunk = text.slice(chunkStart, chunkEnd);
   const writeId = text.slice(writeIdStart, writeIdEnd);
-  if (!plainString(processId) || !plainString(writeId) || !standardBase64(chunk)) return undefined;
+  if (!plainString(processId) || !plainString(writeId)) return undefined;
+  const bytes = decodedBase64(chunk);
+  if (bytes === undefined) return undefined;
+  lastDecoded = { chunk, bytes };
   return { kind: 'request', id, method: 'process/write', params: { processId, chunk, writeId } };
 }
 
@@ -71,11 +74,26 @@ function plainString(value: string): boolean {
 }
 
 /**
- * Padded base64, checked by decoding: a character outside the alphabets (or `=` before the
- * end) makes Node's decoder return fewer bytes than the length promises.
+ * The bytes of a padded base64 chunk, checked by decoding: a character outside the alphabets
+ * (or `=` before the end) makes Node's decoder return fewer bytes than the length promises.
  */
-function standardBase64(chunk: string): boolean {
-  if (chunk.length % 4 !== 0) return false;
+function decodedBase64(chunk: string): Buffer | undefined {
+  if (chunk.length % 4 !== 0) return undefined;
   const padding = chunk.endsWith('==') ? 2 : chunk.endsWith('=') ? 1 : 0;
-  return Buffer.from(chunk, 'base64').length === (chunk.length / 4) * 3 - padding;
+  const bytes = Buffer.from(chunk, 'base64');
+  return bytes.length === (chunk.length / 4) * 3 - padding ? bytes : undefined;
+}
+
+/** The chunk read last and its bytes, until `chunkBytes` hands them out (once). */
+let lastDecoded: { chunk: string; bytes: Buffer } | undefined;
+
+/**
+ * `Buffer.from(chunk, 'base64')`, the bytes a `process/write` hands to the child: those decoded
+ * while reading the message when `chunk` is the one read last (the handler runs in the same
+ * turn), so a chunk is decoded once. The bytes depend on the string's contents only.
+ */
+export function chunkBytes(chunk: string): Buffer {
+  const last = lastDecoded;
+  lastDecoded = undefined;
+  return last !== undefined && last.chunk === chunk ? last.bytes : Buffer.from(chunk, 'base64');
 }

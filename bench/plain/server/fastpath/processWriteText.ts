@@ -4,3 +4,7 @@ import { parseInbound, type InboundMessage } from '../../../../src/server/inboun
 export function parseInboundText(text: string): InboundMessage {
   return parseInbound(text);
 }
+
+export function chunkBytes(chunk: string): Buffer {
+  return Buffer.from(chunk, 'base64');
+}
