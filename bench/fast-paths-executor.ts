@@ -14,8 +14,8 @@
  *   - `process_completion_ms`: `process/start` of `/usr/bin/true` until `process/closed`
  * all through the compiled hand-written client (the least client time in the figure).
  *
- * Then, for the fast paths whose cost grows with the message (keysInText, processWriteText,
- * frameText), a second figure:
+ * Then, for the fast paths whose cost grows with the message (keysInText, processWriteText),
+ * a second figure:
  *   - `stdin_mb_s`: 16 MiB written to `head -c 16777216 >/dev/null` in 1 MiB `process/write`s (four in
  *     flight) through our client (`ExecServerClient`), median MB/s over `stdinRounds`
  *
@@ -114,7 +114,6 @@ const FAST_PATHS = ALL_FAST_PATHS.filter(({ modules }) => modules.every(chosen))
 const STDIN_FAST_PATHS: ReadonlyArray<{ module: string; trick: string }> = [
   { module: 'server/fastpath/keysInText', trick: 'keysInText indexOf scan' },
   { module: 'server/fastpath/processWriteText', trick: 'process/write sliced' },
-  { module: 'server/fastpath/frameText', trick: 'large ASCII text as Latin-1' },
 ].filter(({ module }) => chosen(module));
 const STDIN_BYTES = 16 * 1024 * 1024;
 const STDIN_PIECE = Buffer.alloc(1024 * 1024, 0x61);
