@@ -163,8 +163,6 @@ export interface Platform {
   utf8Decode(bytes: Uint8Array): string;
   /** `undefined` when `bytes` is not valid UTF-8. */
   utf8DecodeStrict(bytes: Uint8Array): string | undefined;
-  /** Text of bytes that are all ASCII (below 0x80); what other bytes become is unspecified. */
-  asciiDecode(bytes: Uint8Array): string;
   utf8ByteLength(text: string): number;
   /** Writes `text` as UTF-8 at `offset` (the caller sized `target`); returns the bytes written. */
   utf8EncodeInto(text: string, target: Uint8Array, offset: number): number;

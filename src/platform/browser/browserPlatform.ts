@@ -61,7 +61,6 @@ export const browserPlatform: Platform = {
 
   utf8Encode: (text) => encoder.encode(text),
   utf8Decode: (bytes) => lossyDecoder.decode(bytes),
-  asciiDecode: (bytes) => lossyDecoder.decode(bytes),
   utf8DecodeStrict(bytes) {
     try {
       return strictDecoder.decode(bytes);

@@ -29,8 +29,6 @@ export const nodePlatform: Platform = {
   utf8Decode: (bytes) => asBuffer(bytes).toString('utf8'),
   // Validates natively, then decodes natively: the result of a fatal TextDecoder, or undefined.
   utf8DecodeStrict: (bytes) => (isUtf8(bytes) ? asBuffer(bytes).toString('utf8') : undefined),
-  // Node's ASCII decoding copies bytes; its UTF-8 decoding of the same bytes is ~4x slower.
-  asciiDecode: (bytes) => asBuffer(bytes).toString('ascii'),
   utf8ByteLength: (text) => Buffer.byteLength(text, 'utf8'),
   utf8EncodeInto: (text, target, offset) => asBuffer(target).write(text, offset, 'utf8'),
 
