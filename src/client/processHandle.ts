@@ -3,7 +3,7 @@
  * Bound to the session that started it: after that session is retired or fails, every
  * observable of the handle errors with DisconnectedError; it never migrates to another session.
  */
-import { decodeValidatedBase64, encodeBase64 } from '../protocol/base64.js';
+import { decodeValidatedBase64 } from '../protocol/base64.js';
 import { Observable, filter, map } from 'rxjs';
 import { ProcessWriteRejectedError } from '../protocol/errors.js';
 import type { ProcessReadResult, ProcessSignal, SandboxType } from '../protocol/process.js';
@@ -11,6 +11,7 @@ import type { NetworkPolicyDecisionNotification } from '../protocol/network.js';
 import type { NetworkPolicyPrompt } from './networkPolicyPrompts.js';
 import type { ProcessEvent, ProcessOutputEvent, ProcessReadResponse } from './processEvents.js';
 import type { ProcessRecord, SessionCore } from './sessionCore.js';
+import { processWriteParams } from '../rpc/fastpath/requestText.js';
 
 export type { ProcessReadResponse } from './processEvents.js';
 
@@ -97,7 +98,7 @@ export class ProcessHandle {
    */
   write(data: Uint8Array | string): Observable<void> {
     const writeId = String(this.nextWriteId++);
-    const params = { processId: this.processId, chunk: encodeBase64(data), writeId };
+    const params = processWriteParams(this.processId, data, writeId);
     return this.core.calls.call('process/write', params, { recovery: 'resend' }).pipe(
       map(({ status }) => {
         if (status !== 'accepted') throw new ProcessWriteRejectedError(this.processId, status);

@@ -23,6 +23,7 @@ import { errorMessage } from '../protocol/errorMessage.js';
 import type { Transport } from '../transport/transport.js';
 import { parseOutputNotification } from './fastpath/outputNotification.js';
 import { plainResponse } from './fastpath/plainResponse.js';
+import { requestText } from './fastpath/requestText.js';
 
 /** `MAX_IN_FLIGHT_REGULAR_CALLS` (spec §18.1). */
 const DEFAULT_MAX_PENDING_REQUESTS = 1024;
@@ -142,7 +143,7 @@ export class RpcConnection {
     this.pending.set(id, observer);
     try {
       // Same text as `encodeMessage` of the request, without building the tagged message.
-      this.transport.send(JSON.stringify({ id, method, params: params ?? null }));
+      this.transport.send(requestText(id, method, params));
     } catch (error) {
       // Nothing was sent (e.g. MessageTooLargeError): only this call fails.
       this.pending.delete(id);

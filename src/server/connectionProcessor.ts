@@ -16,7 +16,8 @@ import { configLocations } from './environmentConfig.js';
 import { environmentInfo } from './environmentInfo.js';
 import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
-import { parseInbound, type InboundMessage } from './inboundMessage.js';
+import type { InboundMessage } from './inboundMessage.js';
+import { parseInboundText } from './fastpath/processWriteText.js';
 import { notificationText, ProcessOutputParams } from './fastpath/notificationText.js';
 import { decoderOf, handlerOf, type HandlerContext } from './methods.js';
 import { InitializeParams } from './params.js';
@@ -191,7 +192,9 @@ export class ConnectionProcessor implements SessionOwner {
     // Step 1 of spec §3.2: a session taken over by another connection ends this one.
     if (this.session && this.session.owner !== this) return void this.finish();
     const message: InboundMessage =
-      typeof text === 'string' ? parseInbound(text) : { kind: 'malformed', detail: text.detail };
+      typeof text === 'string'
+        ? parseInboundText(text)
+        : { kind: 'malformed', detail: text.detail };
     switch (message.kind) {
       case 'request': {
         const handling = this.handleRequest(message.id, message.method, message.params);

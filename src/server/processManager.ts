@@ -9,6 +9,7 @@ import { spawnChild } from './childProcess.js';
 import { acquireSharedFifoStock } from './sharedFifoStock.js';
 import { cwdPath } from './hostPath.js';
 import { ProcessOutputParams } from './fastpath/notificationText.js';
+import { chunkBytes } from './fastpath/processWriteText.js';
 import { ManagedProcess, type ProcessEvent, type RetainedChunk } from './managedProcess.js';
 import type { ProcessStartParams } from './params.js';
 import { RpcFailure } from './rpcFailure.js';
@@ -295,7 +296,7 @@ export class ProcessManager {
     if (!entry) return { status: 'unknownProcess' };
     if (entry.state === 'starting') return { status: 'starting' };
     try {
-      return { status: entry.process.write(params.writeId, Buffer.from(params.chunk, 'base64')) };
+      return { status: entry.process.write(params.writeId, chunkBytes(params.chunk)) };
     } catch {
       throw RpcFailure.internal('failed to write to process stdin');
     }
