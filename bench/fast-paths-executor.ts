@@ -14,7 +14,7 @@
  *   - `process_completion_ms`: `process/start` of `/usr/bin/true` until `process/closed`
  * all through the compiled hand-written client (the least client time in the figure).
  *
- * Then, for the fast paths whose cost grows with the message (keysInText, processWriteText),
+ * Then, for the fast paths whose cost grows with the message (keysInText, nativeUnmask, processWriteText),
  * a second figure:
  *   - `stdin_mb_s`: 16 MiB written to `head -c 16777216 >/dev/null` in 1 MiB `process/write`s (four in
  *     flight) through our client (`ExecServerClient`), median MB/s over `stdinRounds`
