@@ -116,7 +116,7 @@ export function connectNoiseHarness(
       return undefined;
     }
 
-    // Message 1 is computed while the socket connects (both take milliseconds).
+    // Message 1 is computed now, so it is ready when the socket opens (it is sent on `open`).
     let handshake: NoiseInitiatorHandshake;
     try {
       handshake = initiatorHandshake({
