@@ -138,6 +138,39 @@ describe('pipe-mode stdio', () => {
   });
 });
 
+describe('stdin backpressure (ours)', () => {
+  it('answers a process/write once the child has taken the bytes past the pipe, so a slow reader holds the writer back', async () => {
+    const client = await connect(ours as RunningExecServer);
+    // The child reads nothing for a second, then everything.
+    await client.call(
+      'process/start',
+      startParams('slow', ['sh', '-c', 'sleep 1; exec head -c 2097152 >/dev/null; echo done'], {
+        pipeStdin: true,
+      }),
+    );
+    const chunk = Buffer.alloc(1024 * 1024, 0x61).toString('base64');
+    const started = Date.now();
+    const first = await client.call('process/write', { processId: 'slow', chunk, writeId: '1' });
+    const firstMs = Date.now() - started;
+    expect(first).toEqual({ status: 'accepted' });
+    // 1 MiB does not fit the pipe: the answer waited for the child to start reading.
+    expect(firstMs).toBeGreaterThanOrEqual(700);
+    const second = await client.call('process/write', { processId: 'slow', chunk, writeId: '2' });
+    expect(second).toEqual({ status: 'accepted' });
+    await client.waitClosedNotification('slow');
+  });
+
+  it('answers a write to a child that exited without reading its stdin', async () => {
+    const client = await connect(ours as RunningExecServer);
+    await client.call('process/start', startParams('gone', ['true'], { pipeStdin: true }));
+    await client.waitClosedNotification('gone');
+    const chunk = Buffer.alloc(1024 * 1024, 0x61).toString('base64');
+    expect(await client.call('process/write', { processId: 'gone', chunk, writeId: '1' })).toEqual({
+      status: 'accepted',
+    });
+  });
+});
+
 describe('cleanup', () => {
   it('leaks no fd or FIFO over many starts, and removes the FIFO directory on shutdown', async () => {
     // The FIFO stock is shared by the live sessions of this module's executors: stop the other

@@ -22,11 +22,22 @@ export interface ChildEvents {
   streamsEnded(): void;
 }
 
+export interface ChildStdin {
+  /** Queues `bytes` for the child; false when its stdin is gone. */
+  write(bytes: Buffer): boolean;
+  /**
+   * Resolves once the bytes queued beyond the stream's buffer have gone to the child (or its
+   * stdin closed); undefined when nothing waits. A terminal never waits (node-pty reports no
+   * drain).
+   */
+  drained(): Promise<void> | undefined;
+}
+
 export interface RunningChild {
   readonly pid: number;
   readonly tty: boolean;
   /** null when the child has no writable stdin (pipe mode without `pipeStdin`). */
-  readonly stdin: { write(bytes: Buffer): boolean } | null;
+  readonly stdin: ChildStdin | null;
   /** Sends a signal to the child's whole process group; throws the OS error. */
   signalGroup(signal: NodeJS.Signals): void;
   /** Closes our end of the child's stdin pipe (the process is being forgotten). */
@@ -179,6 +190,18 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
                 stdin.write(bytes);
                 return true;
               },
+              drained: () => {
+                if (!stdin.writableNeedDrain || stdin.destroyed) return undefined;
+                return new Promise<void>((resolve) => {
+                  const done = (): void => {
+                    stdin.off('drain', done);
+                    stdin.off('close', done);
+                    resolve();
+                  };
+                  stdin.on('drain', done);
+                  stdin.on('close', done);
+                });
+              },
             }
           : null,
         signalGroup: signalGroupOf(pid),
@@ -237,6 +260,7 @@ function spawnTerminal(request: SpawnRequest, events: ChildEvents): Promise<Runn
         terminal.write(bytes as unknown as string);
         return true;
       },
+      drained: () => undefined,
     },
     signalGroup: signalGroupOf(terminal.pid),
     release: () => undefined,

@@ -289,6 +289,16 @@ export class ManagedProcess {
     return true;
   }
 
+  /**
+   * Resolves once the child has taken what `write` queued beyond its stdin's buffer (or its
+   * stdin closed); undefined when nothing waits. `process/write` is answered only then, so a
+   * client that waits for each answer (ours, codex's) cannot make the executor hold more than
+   * one write of a child that reads slowly (spec/server/processStdio.spec.ts).
+   */
+  stdinDrained(): Promise<void> | undefined {
+    return this.child?.stdin?.drained();
+  }
+
   /** Closes our end of its stdin: the process is being forgotten. */
   release(): void {
     this.child?.release();

@@ -290,16 +290,24 @@ export class ProcessManager {
     }
   }
 
-  write(params: { processId: string; chunk: string; writeId: string }): { status: string } {
+  /** Answered once the child has taken the bytes past its stdin's buffer (ManagedProcess `stdinDrained`). */
+  write(params: {
+    processId: string;
+    chunk: string;
+    writeId: string;
+  }): { status: string } | Promise<{ status: string }> {
     if (params.writeId === '') throw RpcFailure.invalidParams('writeId must not be empty');
     const entry = this.entries.get(params.processId);
     if (!entry) return { status: 'unknownProcess' };
     if (entry.state === 'starting') return { status: 'starting' };
+    let status: string;
     try {
-      return { status: entry.process.write(params.writeId, chunkBytes(params.chunk)) };
+      status = entry.process.write(params.writeId, chunkBytes(params.chunk));
     } catch {
       throw RpcFailure.internal('failed to write to process stdin');
     }
+    const drained = entry.process.stdinDrained();
+    return drained === undefined ? { status } : drained.then(() => ({ status }));
   }
 
   signal(params: { processId: string }): Record<string, never> {
