@@ -174,6 +174,7 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
       // Unlike Node's own stdin pipe, ours stays open after exit, as on the binary: a
       // background process holding stdin still gets writes until the process is forgotten.
       stdin?.on('error', () => undefined);
+      let pendingDrain: Promise<void> | undefined;
       child.once('exit', (code, signal) => {
         const signalNumber = signal
           ? (osConstants.signals as Record<string, number>)[signal]
@@ -192,15 +193,17 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
               },
               drained: () => {
                 if (!stdin.writableNeedDrain || stdin.destroyed) return undefined;
-                return new Promise<void>((resolve) => {
+                // One wait for every write queued meanwhile (no listener per write).
+                return (pendingDrain ??= new Promise<void>((resolve) => {
                   const done = (): void => {
                     stdin.off('drain', done);
                     stdin.off('close', done);
+                    pendingDrain = undefined;
                     resolve();
                   };
                   stdin.on('drain', done);
                   stdin.on('close', done);
-                });
+                }));
               },
             }
           : null,
