@@ -48,6 +48,7 @@ const TRICKS: readonly Trick[] = [
   { name: 'outputText', module: 'rpc/fastpath/outputNotification', side: 'client' },
   { name: 'notificationText', module: 'server/fastpath/notificationText', side: 'executor' },
   { name: 'backpressure', module: 'server/backpressure', side: 'executor' },
+  { name: 'retainedOutput', module: 'server/retainedOutput', side: 'executor' },
   {
     name: 'smallTextFrame',
     module: 'server/fastpath/smallTextFrame',

@@ -1,7 +1,8 @@
 /**
  * One running (or finished, still retained) process of a session: the per-process `seq`
  * counter shared by output, exit and close (spec §6.4), the replay buffer (§6.5; 8 MiB here,
- * 1 MiB on the binary: output in flight when a connection breaks must still be in it),
+ * 1 MiB on the binary: output in flight when a connection breaks must still be in it; its
+ * bytes live in a RetainedOutput ring),
  * `process/read` snapshots (§6.6), and the stdin `writeId` de-duplication (§6.7).
  *
  * While its client may be missing output (the session is detached, or resumed and not yet
@@ -12,6 +13,7 @@
  * caught up, the oldest output beyond the buffer is dropped, as the binary does.
  */
 import type { ChildEvents, OutputStream, RunningChild } from './childProcess.js';
+import { RetainedOutput } from './retainedOutput.js';
 import { timerDelay } from './timerDelay.js';
 
 export const RETAINED_OUTPUT_BYTES = 8 * 1024 * 1024;
@@ -43,13 +45,7 @@ export type WriteStatus = 'accepted' | 'stdinClosed';
 
 export class ManagedProcess {
   private nextSeq = 1;
-  /**
-   * Retained output, oldest first, from index `retainedStart` on. Dropped entries are cut off
-   * in batches: `shift` copies the whole array, ~0.4 ms at RETAINED_OUTPUT_CHUNKS entries.
-   */
-  private readonly retained: RetainedChunk[] = [];
-  private retainedStart = 0;
-  private retainedBytes = 0;
+  private readonly retained = new RetainedOutput(RETAINED_OUTPUT_BYTES);
   private exitCodeValue: number | null = null;
   private pendingExitCode: number | null = null;
   private exitTimer: NodeJS.Timeout | undefined;
@@ -123,30 +119,21 @@ export class ManagedProcess {
 
   /** Drops what the buffer may drop; pauses the child while held output fills it. */
   private trim(): void {
+    const retained = this.retained;
     while (
-      this.retainedCount > 1 &&
-      (this.retainedBytes > RETAINED_OUTPUT_BYTES || this.retainedCount > RETAINED_OUTPUT_CHUNKS)
+      retained.count > 1 &&
+      (retained.bytes > RETAINED_OUTPUT_BYTES || retained.count > RETAINED_OUTPUT_CHUNKS)
     ) {
-      const oldest = this.retained[this.retainedStart] as RetainedChunk;
-      if (this.holdThrough !== undefined && oldest.seq > this.acknowledgedSeq) break;
-      this.retainedStart += 1;
-      this.retainedBytes -= oldest.chunk.length;
-    }
-    if (this.retainedStart * 2 > this.retained.length) {
-      this.retained.splice(0, this.retainedStart);
-      this.retainedStart = 0;
+      if (this.holdThrough !== undefined && retained.oldest()!.seq > this.acknowledgedSeq) break;
+      retained.dropOldest();
     }
     const full =
-      this.retainedBytes >= RETAINED_OUTPUT_BYTES || this.retainedCount >= RETAINED_OUTPUT_CHUNKS;
+      retained.bytes >= RETAINED_OUTPUT_BYTES || retained.count >= RETAINED_OUTPUT_CHUNKS;
     const paused = this.holdThrough !== undefined && full;
     if (paused !== this.pausedByRetention) {
       this.pausedByRetention = paused;
       this.applyPause();
     }
-  }
-
-  private get retainedCount(): number {
-    return this.retained.length - this.retainedStart;
   }
 
   get exited(): boolean {
@@ -169,11 +156,10 @@ export class ManagedProcess {
   }
 
   private recordOutput(stream: OutputStream, chunk: Buffer): void {
-    const entry = { seq: this.takeSeq(), stream, chunk };
-    this.retained.push(entry);
-    this.retainedBytes += chunk.length;
+    const seq = this.takeSeq();
+    this.retained.push(seq, stream, chunk);
     this.trim();
-    this.emit({ kind: 'output', ...entry });
+    this.emit({ kind: 'output', seq, stream, chunk });
     this.wake();
   }
 
@@ -235,15 +221,14 @@ export class ManagedProcess {
   read(afterSeq: number, maxBytes: number | null): ReadSnapshot {
     const chunks: RetainedChunk[] = [];
     let total = 0;
-    for (let index = this.retainedStart; index < this.retained.length; index += 1) {
-      const entry = this.retained[index] as RetainedChunk;
+    for (const entry of this.retained.retained()) {
       if (entry.seq <= afterSeq) continue;
       if (maxBytes !== null) {
-        if (chunks.length > 0 && total + entry.chunk.length > maxBytes) break;
+        if (chunks.length > 0 && total + entry.length > maxBytes) break;
         if (chunks.length > 0 && total >= maxBytes) break;
       }
-      chunks.push(entry);
-      total += entry.chunk.length;
+      chunks.push({ seq: entry.seq, stream: entry.stream, chunk: this.retained.chunkBytes(entry) });
+      total += entry.length;
       if (maxBytes !== null && total >= maxBytes) break;
     }
     const last = chunks[chunks.length - 1];
