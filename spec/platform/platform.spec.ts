@@ -31,7 +31,7 @@ describe('platform seam', () => {
     );
   });
 
-  it('browser and Node agree on strict UTF-8 and base64 of any bytes', () => {
+  it('browser and Node agree on strict UTF-8, base64 and Latin-1 of any bytes', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
         expect(browserPlatform.utf8DecodeStrict(bytes)).toBe(nodePlatform.utf8DecodeStrict(bytes));
@@ -41,6 +41,9 @@ describe('platform seam', () => {
         const url = nodePlatform.base64UrlEncode(bytes);
         expect(browserPlatform.base64UrlEncode(bytes)).toBe(url);
         expect(plain(browserPlatform.base64UrlDecode(url))).toEqual(plain(bytes));
+        const latin1 = nodePlatform.latin1Decode(bytes);
+        expect(browserPlatform.latin1Decode(bytes)).toBe(latin1);
+        expect(latin1).toBe(String.fromCharCode(...bytes)); // ISO-8859-1, not windows-1252
       }),
     );
     expect(browserPlatform.utf8DecodeStrict(Uint8Array.of(0xc3))).toBeUndefined();

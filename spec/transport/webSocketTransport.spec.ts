@@ -315,6 +315,22 @@ describe('WebSocket Transport', () => {
     );
   });
 
+  it('incomingUtf8$ hands a text frame over as its UTF-8 bytes, a binary frame as its text', async () => {
+    const server = await startServer();
+    const transport = await connect(server.url);
+    const received: (string | Uint8Array)[] = [];
+    transport.incomingUtf8$!.subscribe((message) => received.push(message));
+    const { socket: peer } = await server.nextSocket();
+    peer.send('{"id":1,"result":{"text":"é"}}');
+    peer.send(Buffer.from('{"id":2,"result":{"binary":"ü"}}', 'utf8'), { binary: true });
+    await until(() => received.length === 2);
+    expect(received[0]).toBeInstanceOf(Uint8Array);
+    expect(Buffer.from(received[0] as Uint8Array).toString('utf8')).toBe(
+      '{"id":1,"result":{"text":"é"}}',
+    );
+    expect(received[1]).toBe('{"id":2,"result":{"binary":"ü"}}');
+  });
+
   it('rejects a binary message that is not UTF-8 with a ProtocolError', async () => {
     const server = await startServer();
     const transport = await connect(server.url);

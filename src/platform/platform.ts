@@ -166,6 +166,8 @@ export interface Platform {
   utf8ByteLength(text: string): number;
   /** Writes `text` as UTF-8 at `offset` (the caller sized `target`); returns the bytes written. */
   utf8EncodeInto(text: string, target: Uint8Array, offset: number): number;
+  /** One character per byte, U+0000 to U+00FF (ISO-8859-1, not windows-1252). */
+  latin1Decode(bytes: Uint8Array): string;
 
   /** Standard base64 with padding. */
   base64Encode(bytes: Uint8Array): string;

@@ -20,8 +20,12 @@ import {
   type RequestId,
 } from '../protocol/jsonrpc.js';
 import { errorMessage } from '../protocol/errorMessage.js';
+import { platform } from '../platform/index.js';
 import type { Transport } from '../transport/transport.js';
-import { parseOutputNotification } from './fastpath/outputNotification.js';
+import {
+  parseOutputNotification,
+  parseOutputNotificationUtf8,
+} from './fastpath/outputNotification.js';
 import { plainResponse } from './fastpath/plainResponse.js';
 import { requestText } from './fastpath/requestText.js';
 
@@ -77,8 +81,8 @@ export class RpcConnection {
     this.onClose = options.onClose;
     // Every inbound event runs synchronously in arrival order, so responses and notifications
     // that arrived before the end are delivered before pending requests fail.
-    this.incoming = transport.incoming$.subscribe({
-      next: (text) => this.receive(text),
+    this.incoming = (transport.incomingUtf8$ ?? transport.incoming$).subscribe({
+      next: (received) => this.receive(received),
       error: (error: unknown) => this.shutdown(asDisconnect(error)),
       complete: () => this.shutdown(new DisconnectedError(DisconnectReason.transportDisconnected)),
     });
@@ -184,14 +188,19 @@ export class RpcConnection {
     this.transport.send(encodeMessage(message));
   }
 
-  private receive(text: string): void {
+  /** One inbound message: its text, or its validated UTF-8 (`Transport.incomingUtf8$`). */
+  private receive(received: string | Uint8Array): void {
     if (this.closeReason) return;
     // A streaming process's output is read without JSON.parse (src/rpc/fastpath/outputNotification.ts).
-    const output = parseOutputNotification(text);
+    const output =
+      typeof received === 'string'
+        ? parseOutputNotification(received)
+        : parseOutputNotificationUtf8(received);
     if (output !== undefined) {
       this.deliver(output);
       return;
     }
+    const text = typeof received === 'string' ? received : platform.utf8Decode(received);
     let value: unknown;
     try {
       value = JSON.parse(text);

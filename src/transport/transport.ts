@@ -16,6 +16,13 @@ export interface Transport {
    */
   readonly incoming$: Observable<string>;
   /**
+   * Optional: the same messages as `incoming$`, except that one received as bytes may come
+   * undecoded, as a Uint8Array holding its text in UTF-8 that the transport has already
+   * validated. A consumer subscribes to this one or to `incoming$`, not to both (the rpc layer
+   * reads process output straight from the bytes: src/rpc/fastpath/outputNotification.ts).
+   */
+  readonly incomingUtf8$?: Observable<string | Uint8Array>;
+  /**
    * Queues one outbound message. Sending on a closed transport is a silent no-op. A message
    * the transport can never carry throws (`MessageTooLargeError`) and nothing is sent.
    */

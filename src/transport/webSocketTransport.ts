@@ -2,7 +2,7 @@
  * The plain WebSocket transport (spec/protocol.md §1.1): one JSON-RPC message per WebSocket
  * message, Text frames out, Text or Binary (UTF-8) frames in, pings answered by `ws` itself.
  */
-import { asyncScheduler, interval, Observable, Subject, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, interval, map, Observable, Subject, type SchedulerLike } from 'rxjs';
 import {
   ConnectError,
   DisconnectedError,
@@ -23,7 +23,7 @@ import {
   type WebSocketTlsOptions,
 } from '../platform/index.js';
 import { validateWebSocketHeaders } from './webSocketHeaders.js';
-import { webSocketMessageText } from './webSocketMessageText.js';
+import { webSocketMessage } from './webSocketMessageText.js';
 import { errorMessage } from './errorMessage.js';
 import { formatDuration } from './formatDuration.js';
 import type { Transport } from './transport.js';
@@ -219,7 +219,7 @@ export function fromWebSocket(
 ): Transport {
   // A `ws` socket has every member of the seam's interface (its listener overloads are wider).
   const socket = webSocket as PlatformWebSocket;
-  const incoming = new Subject<string>();
+  const incoming = new Subject<string | Uint8Array>();
   let closedByUs = false;
   let finished = false;
   let lastError: Error | undefined;
@@ -234,9 +234,9 @@ export function fromWebSocket(
 
   socket.on('message', (data: WebSocketData, isBinary: boolean) => {
     if (finished) return;
-    const text = webSocketMessageText(data, isBinary);
-    if (text !== undefined) {
-      incoming.next(text);
+    const message = webSocketMessage(data, isBinary);
+    if (message !== undefined) {
+      incoming.next(message);
       return;
     }
     finish(
@@ -280,7 +280,10 @@ export function fromWebSocket(
   }
 
   return {
-    incoming$: incoming.asObservable(),
+    incoming$: incoming.pipe(
+      map((message) => (typeof message === 'string' ? message : platform.utf8Decode(message))),
+    ),
+    incomingUtf8$: incoming.asObservable(),
     send(message: string): void {
       if (finished || socket.readyState !== WEBSOCKET_OPEN) return;
       // At most 3 UTF-8 bytes per UTF-16 unit: most messages are one frame without counting.

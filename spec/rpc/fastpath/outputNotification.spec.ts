@@ -1,8 +1,9 @@
 /**
- * parseOutputNotification (src/rpc/fastpath/outputNotification.ts) against its plain twin,
- * `JSON.parse` and `classifyMessage` (bench/plain/rpc/fastpath/outputNotification.ts): whatever
- * the fast path recognises, the twin reads the same way, its decoded chunk is the chunk's
- * bytes, and every text in the executors' layout with a canonical chunk is recognised.
+ * parseOutputNotification and parseOutputNotificationUtf8 (src/rpc/fastpath/outputNotification.ts)
+ * against their plain twin, `JSON.parse` and `classifyMessage`
+ * (bench/plain/rpc/fastpath/outputNotification.ts): whatever the fast path recognises, from
+ * the text or from its UTF-8 bytes, the twin reads the same way, its decoded chunk is the
+ * chunk's bytes, and every text in the executors' layout with a canonical chunk is recognised.
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -11,6 +12,7 @@ import { isStandardBase64 } from '../../../src/protocol/base64.js';
 import {
   decodedChunkOf,
   parseOutputNotification,
+  parseOutputNotificationUtf8,
 } from '../../../src/rpc/fastpath/outputNotification.js';
 
 /** Base64 of random bytes, perhaps spoiled at one place (escapes and control characters too). */
@@ -36,6 +38,15 @@ const chunks = fc.oneof(
         '\\',
         '==',
         '',
+        // UTF-8 lead bytes whose low 7 bits are in the alphabet (C3 = 'C' + 0x80) when read
+        // from bytes; above U+00FF, a low byte in the alphabet when read from a string (Ł: 0x41).
+        'ñ',
+        'Á',
+        'Ã',
+        '\u00c3',
+        '€',
+        '😀',
+        '\t',
       ),
       fc.boolean(),
     )
@@ -45,6 +56,20 @@ const chunks = fc.oneof(
       return text.slice(0, index) + spoiler + text.slice(index + (replace ? 1 : 0));
     }),
 );
+
+/**
+ * Base64 of 1 or 2 bytes (so padded) at the end of more, with the last character before the
+ * padding replaced: mostly padding bits that are not zero (`QR==`, which decodes as `QQ==`).
+ */
+const paddedChunks = fc
+  .tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 63 }))
+  .filter(([bytes]) => bytes.length % 3 !== 0)
+  .map(([bytes, value]) => {
+    const text = Buffer.from(bytes).toString('base64');
+    const at = text.indexOf('=') - 1;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    return text.slice(0, at) + alphabet[value] + text.slice(at + 1);
+  });
 
 /** Raw JSON text of a field value: well-formed, or spoiled. */
 const seqs = fc.oneof(
@@ -83,7 +108,7 @@ const layoutTexts = fc
     rawId: fc.boolean(),
     seq: mostly(fc.maxSafeNat().map(String), seqs),
     stream: mostly(fc.constantFrom('stdout', 'stderr', 'pty'), streams),
-    chunk: chunks,
+    chunk: fc.oneof({ arbitrary: chunks, weight: 4 }, { arbitrary: paddedChunks, weight: 1 }),
     rawChunk: mostly(fc.constant(true), fc.constant(false)),
     method: mostly(
       fc.constant('process/output'),
@@ -118,13 +143,22 @@ const layoutTexts = fc
       `${rawChunk ? `"${chunk}` : JSON.stringify(chunk).slice(0, -1)}${tail}`,
   );
 
+/** Both entry points, on `text` and on its UTF-8 bytes, agree with the twin when they answer. */
 function expectSameAsTwin(text: string): void {
-  const fast = parseOutputNotification(text);
+  expectRecognisedAsTwin(text, parseOutputNotification(text));
+  const utf8 = Buffer.from(text, 'utf8');
+  expectRecognisedAsTwin(utf8.toString('utf8'), parseOutputNotificationUtf8(utf8));
+}
+
+function expectRecognisedAsTwin(text: string, fast: ReturnType<typeof twin>): void {
   if (fast === undefined) return;
   expect({ text, fast }).toEqual({ text, fast: twin(text) });
   const { chunk } = fast.params as { chunk: string };
+  // The canonical form, checked the slow way: the alphabet, and encoding the bytes again.
   expect(isStandardBase64(chunk)).toBe(true);
-  expect(Buffer.from(decodedChunkOf(fast.params)!).equals(Buffer.from(chunk, 'base64'))).toBe(true);
+  const bytes = Buffer.from(chunk, 'base64');
+  expect(bytes.toString('base64')).toBe(chunk);
+  expect(Buffer.from(decodedChunkOf(fast.params)!).equals(bytes)).toBe(true);
 }
 
 describe('parseOutputNotification (fast path) against JSON.parse (plain twin)', () => {
@@ -149,8 +183,14 @@ describe('parseOutputNotification (fast path) against JSON.parse (plain twin)', 
       '{"method":"process/exited","params":{"processId":"p","seq":2,"exitCode":0}}',
       '{"method":"process/output","params":{"processId":"p","seq":1,"stream":"stdout","chunk":"QR=="}}',
       '{"method":"process/output","params":{"processId":"p","seq":1,"stream":"stdout","chunk":"QUJD"}',
+      '{"method":"process/output","params":{"processId":"p","seq":1,"stream":"stdout","chunk":"QUŁD"}}',
+      '{"method":"process/output","params":{"processId":"p","seq":1,"stream":"stdout","chunk":"QU-D"}}',
+      '{"method":"process/output","params":{"processId":"p","seq":1,"stream":"stdout","chunk":"QU_D"}}',
+      '{"method":"process/output","params":{"processId":"p","seq":1,"stream":"stdout","chunk":"QQ=="}',
+      '{"method":"process/output","params":{"processId":"p","seq":1,"stream":"stdout","chunk":"Q"}}',
     ]) {
       expect(parseOutputNotification(text)).toBeUndefined();
+      expect(parseOutputNotificationUtf8(Buffer.from(text))).toBeUndefined();
     }
   });
 
@@ -174,9 +214,15 @@ describe('parseOutputNotification (fast path) against JSON.parse (plain twin)', 
             method: 'process/output',
             params: { processId, seq, stream, chunk },
           });
-          const fast = parseOutputNotification(text);
-          expect(fast).toEqual(twin(text));
-          expect(Buffer.from(decodedChunkOf(fast!.params)!).equals(Buffer.from(bytes))).toBe(true);
+          for (const fast of [
+            parseOutputNotification(text),
+            parseOutputNotificationUtf8(Buffer.from(text)),
+          ]) {
+            expect(fast).toEqual(twin(text));
+            expect(Buffer.from(decodedChunkOf(fast!.params)!).equals(Buffer.from(bytes))).toBe(
+              true,
+            );
+          }
         },
       ),
     );

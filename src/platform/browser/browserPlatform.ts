@@ -22,12 +22,17 @@ const hasNativeToBase64 = typeof (new Uint8Array(0) as Base64Instance).toBase64 
 
 function encodeBase64(bytes: Uint8Array): string {
   if (hasNativeToBase64) return (bytes as Base64Instance).toBase64!();
+  return btoa(latin1Decode(bytes));
+}
+
+/** One character per byte (TextDecoder's 'latin1' is windows-1252, which differs at 0x80-0x9F). */
+function latin1Decode(bytes: Uint8Array): string {
   let binary = '';
   const CHUNK = 0x8000;
   for (let i = 0; i < bytes.length; i += CHUNK) {
     binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
   }
-  return btoa(binary);
+  return binary;
 }
 
 function decodeBase64(text: string): Uint8Array {
@@ -71,6 +76,7 @@ export const browserPlatform: Platform = {
   utf8ByteLength,
   utf8EncodeInto: (text, target, offset) =>
     encoder.encodeInto(text, target.subarray(offset)).written,
+  latin1Decode,
 
   base64Encode: encodeBase64,
   base64Decode: decodeBase64,

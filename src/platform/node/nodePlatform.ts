@@ -31,6 +31,7 @@ export const nodePlatform: Platform = {
   utf8DecodeStrict: (bytes) => (isUtf8(bytes) ? asBuffer(bytes).toString('utf8') : undefined),
   utf8ByteLength: (text) => Buffer.byteLength(text, 'utf8'),
   utf8EncodeInto: (text, target, offset) => asBuffer(target).write(text, offset, 'utf8'),
+  latin1Decode: (bytes) => asBuffer(bytes).toString('latin1'),
 
   base64Encode: (bytes) => asBuffer(bytes).toString('base64'),
   base64Decode: (text) => plain(Buffer.from(text, 'base64')),
