@@ -6,6 +6,7 @@
 import { firstValueFrom, lastValueFrom, switchMap } from 'rxjs';
 import { ExecServerClient, type ProcessHandle } from '../../src/client/index.js';
 import { fileUriToPath, pathToFileUri } from '../../src/protocol/pathUri.js';
+import { RpcConnection } from '../../src/rpc/rpcConnection.js';
 import { connectWebSocket } from '../../src/transport/webSocketTransport.js';
 import { HandwrittenClient } from '../handwritten-client.js';
 
@@ -55,6 +56,68 @@ export const execrxClient: LatencyClient = async (url) => {
     close: () => client.close(),
   };
 };
+
+/**
+ * Our stack cut below the client layer, for bench/client-layers.ts: `connectWebSocket` and an
+ * `RpcConnection`, the handshake as two plain steps (no deadline, no session). Connect and
+ * `fs/getMetadata` only.
+ */
+export const rpcLayerClient: LatencyClient = async (url) => {
+  const rpc = new RpcConnection(await firstValueFrom(connectWebSocket(url)));
+  await firstValueFrom(rpc.request('initialize', { clientName: 'bench', resumeSessionId: null }));
+  rpc.notify('initialized', {});
+  return layerSession(
+    (path) =>
+      firstValueFrom(rpc.request('fs/getMetadata', { path: pathToFileUri(path), sandbox: null })),
+    () => rpc.close(),
+  );
+};
+
+/**
+ * Our stack cut below the rpc layer: `connectWebSocket`'s Transport with the hand-written
+ * client's JSON handling on top (an id counter, a map of resolvers).
+ */
+export const transportLayerClient: LatencyClient = async (url) => {
+  const transport = await firstValueFrom(connectWebSocket(url));
+  const waiting = new Map<number, () => void>();
+  let nextId = 1;
+  transport.incoming$.subscribe((text) => {
+    const id = (JSON.parse(text) as { id?: number }).id;
+    const resolve = id === undefined ? undefined : waiting.get(id);
+    if (resolve === undefined) return;
+    waiting.delete(id!);
+    resolve();
+  });
+  const request = (method: string, params: unknown): Promise<void> =>
+    new Promise((resolve) => {
+      const id = nextId++;
+      waiting.set(id, resolve);
+      transport.send(JSON.stringify({ id, method, params }));
+    });
+  await request('initialize', { clientName: 'bench', resumeSessionId: null });
+  transport.send(JSON.stringify({ method: 'initialized', params: {} }));
+  return layerSession(
+    (path) => request('fs/getMetadata', { path: pathToFileUri(path), sandbox: null }),
+    () => transport.close(),
+  );
+};
+
+function layerSession(
+  getMetadata: (path: string) => Promise<unknown>,
+  close: () => void,
+): LatencySession {
+  const unsupported = (): never => {
+    throw new Error('a layer client measures connect and fs/getMetadata only');
+  };
+  return {
+    environmentCwd: unsupported,
+    getMetadata: async (path) => {
+      await getMetadata(path);
+    },
+    start: unsupported,
+    close,
+  };
+}
 
 interface InitializeResult {
   environmentInfo?: { cwd?: string | null };

@@ -49,20 +49,27 @@ export interface SessionCoreOptions {
 
 export class SessionCore {
   readonly lifecycle = new SessionLifecycle();
-  readonly calls: CallRouter;
-  // Made on first use (many sessions never see a notification or watch `disconnected$`).
+  // Made on first use (many sessions never call, never see a notification or never watch
+  // `disconnected$`).
+  private callRouter: CallRouter | undefined;
   private notificationRouter: NotificationRouter | undefined;
   private disconnects: Subject<DisconnectedError> | undefined;
   private established: HandshakeResult | undefined;
   private environmentInfo: EnvironmentInfo | undefined;
 
-  constructor(readonly options: SessionCoreOptions) {
-    this.calls = new CallRouter({
+  constructor(readonly options: SessionCoreOptions) {}
+
+  /**
+   * The typed call every request goes through. Made on first use; a router made after the
+   * session ended fails its calls with the terminal error (callRouter.ts).
+   */
+  get calls(): CallRouter {
+    return (this.callRouter ??= new CallRouter({
       lifecycle: this.lifecycle,
-      scheduler: options.scheduler,
-      recovery: options.recovery,
+      scheduler: this.options.scheduler,
+      recovery: this.options.recovery,
       transportLost: (rpc, reason) => this.onTransportLost(rpc, reason),
-    });
+    }));
   }
 
   /**
@@ -183,7 +190,7 @@ export class SessionCore {
     if (ended === null) return;
     // 2. Pending calls (including process starts and calls waiting for recovery) fail now,
     //    before any stream cleanup.
-    this.calls.abortAll(error);
+    this.callRouter?.abortAll(error);
     ended.rpc?.close(error);
     // 3. Then process handles and HTTP body streams.
     this.notificationRouter?.failAll(error);

@@ -4,7 +4,7 @@
  * ("timed out waiting for exec-server initialize handshake after 10s"). Only the first answer
  * is timed. Guarded by spec/client/execServerClient.spec.ts ("connect").
  */
-import { map, tap, throwError, timeout, type Observable, type SchedulerLike } from 'rxjs';
+import { map, throwError, timeout, type Observable, type SchedulerLike } from 'rxjs';
 import { JsonError, TimeoutError } from '../protocol/errors.js';
 import { METHODS } from '../protocol/methods.js';
 import type { RpcConnection } from '../rpc/rpcConnection.js';
@@ -46,8 +46,11 @@ export function handshake(
             ),
         ),
     }),
-    map(decodeHandshakeResult),
-    tap(() => rpc.notify('initialized', {})),
+    map((raw) => {
+      const result = decodeHandshakeResult(raw);
+      rpc.notify('initialized', {});
+      return result;
+    }),
   );
 }
 

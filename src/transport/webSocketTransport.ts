@@ -124,12 +124,12 @@ export function connectWebSocket(
       return undefined;
     }
     let opened = false;
-    // Stays attached for the socket's whole life: `ws` emits 'error' when a CONNECTING socket
-    // is aborted, and an EventEmitter 'error' without a listener would crash the process.
-    const ignoreError = (): void => undefined;
-    socket.on('error', ignoreError);
-
+    let settled = false;
+    // Attached until the Transport takes the socket over, and after an abort for the socket's
+    // whole life: `ws` emits 'error' when a CONNECTING socket is aborted, and an EventEmitter
+    // 'error' without a listener would crash the process.
     const onConnectError = (error: Error): void => {
+      if (settled) return;
       subscriber.error(
         new ConnectError(
           `failed to connect to exec-server websocket \`${url}\`: ${error.message}`,
@@ -152,13 +152,15 @@ export function connectWebSocket(
       opened = true;
       detachConnectListeners();
       const transport = fromWebSocket(socket);
-      socket.off('error', ignoreError);
+      socket.off('error', onConnectError);
       subscriber.next(transport);
       subscriber.complete();
     };
+    // Every way out (open, refusal, error, close, deadline, unsubscribe) detaches these at once,
+    // so they are plain `on` listeners. The 'error' one stays (see above).
     const detachConnectListeners = (): void => {
+      settled = true;
       socket.off('open', onOpen);
-      socket.off('error', onConnectError);
       socket.off('close', onConnectClose);
       socket.off('unexpected-response', onRefused);
     };
@@ -185,10 +187,10 @@ export function connectWebSocket(
       response.once('end', report);
       response.once('error', report);
     };
-    socket.once('open', onOpen);
-    socket.once('error', onConnectError);
-    socket.once('close', onConnectClose);
-    socket.once('unexpected-response', onRefused);
+    socket.on('open', onOpen);
+    socket.on('error', onConnectError);
+    socket.on('close', onConnectClose);
+    socket.on('unexpected-response', onRefused);
 
     // Scheduled directly (not `timer(...).subscribe`): one action instead of an observable chain.
     const deadline = scheduler.schedule(() => {

@@ -26,9 +26,10 @@ export const nodePlatform: Platform = {
   randomUUID: () => randomUUID(),
 
   utf8Encode: (text) => plain(Buffer.from(text, 'utf8')),
-  utf8Decode: (bytes) => asBuffer(bytes).toString('utf8'),
+  // `toString()` without arguments decodes UTF-8 (every inbound message passes here).
+  utf8Decode: (bytes) => asBuffer(bytes).toString(),
   // Validates natively, then decodes natively: the result of a fatal TextDecoder, or undefined.
-  utf8DecodeStrict: (bytes) => (isUtf8(bytes) ? asBuffer(bytes).toString('utf8') : undefined),
+  utf8DecodeStrict: (bytes) => (isUtf8(bytes) ? asBuffer(bytes).toString() : undefined),
   utf8ByteLength: (text) => Buffer.byteLength(text, 'utf8'),
   utf8EncodeInto: (text, target, offset) => asBuffer(target).write(text, offset, 'utf8'),
   latin1Decode: (bytes) => asBuffer(bytes).toString('latin1'),
