@@ -15,7 +15,11 @@ function networkHandles(): number {
     .filter((name) => name === 'TCPServerWrap' || name === 'TCPSocketWrap').length;
 }
 
-/** `networkHandles()` once it is down to `count`, or after 50 turns of the event loop. */
+/**
+ * `networkHandles()` once it is down to `count`, or after 50 turns of the event loop. Each test
+ * expects at most the handles it began with: one a previous test closed may be counted in
+ * `before` and be gone by the end.
+ */
 async function networkHandlesSettledAt(count: number): Promise<number> {
   // A closed server or socket lets go of its handle a turn or two after its close resolved.
   for (let turn = 0; turn < 50 && networkHandles() > count; turn += 1)
@@ -29,7 +33,7 @@ describe('warmUpExecutor', () => {
     const report = await warmUpExecutor({ requests: 360, connections: 3 });
     // Each connection sends 12 rounds of ten requests, five of them about missing paths.
     expect(report).toEqual({ results: 180, notFound: 180 });
-    expect(await networkHandlesSettledAt(before)).toBe(before);
+    expect(await networkHandlesSettledAt(before)).toBeLessThanOrEqual(before);
   });
 
   it('gives up at its time limit and still stops its executor', async () => {
@@ -37,7 +41,7 @@ describe('warmUpExecutor', () => {
     await expect(warmUpExecutor({ requests: 1_000_000, timeLimitMs: 50 })).rejects.toBeInstanceOf(
       TimeoutError,
     );
-    expect(await networkHandlesSettledAt(before)).toBe(before);
+    expect(await networkHandlesSettledAt(before)).toBeLessThanOrEqual(before);
   });
 
   it('reports the shape its plain twin reports, and leaves as few handles', async () => {
@@ -47,6 +51,6 @@ describe('warmUpExecutor', () => {
       await plainWarmUp(),
     ];
     expect(Object.keys(fast).sort()).toEqual(Object.keys(plain).sort());
-    expect(await networkHandlesSettledAt(before)).toBe(before);
+    expect(await networkHandlesSettledAt(before)).toBeLessThanOrEqual(before);
   });
 });
