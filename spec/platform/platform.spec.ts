@@ -31,10 +31,14 @@ describe('platform seam', () => {
     );
   });
 
-  it('browser and Node agree on strict UTF-8, base64 and Latin-1 of any bytes', () => {
+  it('browser and Node agree on strict and checked UTF-8, base64 and Latin-1 of any bytes', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
-        expect(browserPlatform.utf8DecodeStrict(bytes)).toBe(nodePlatform.utf8DecodeStrict(bytes));
+        const strict = nodePlatform.utf8DecodeStrict(bytes);
+        expect(browserPlatform.utf8DecodeStrict(bytes)).toBe(strict);
+        // utf8Checked: the bytes themselves on Node, their text in browsers, or neither.
+        expect(browserPlatform.utf8Checked(bytes)).toBe(strict);
+        expect(nodePlatform.utf8Checked(bytes)).toBe(strict === undefined ? undefined : bytes);
         const base64 = nodePlatform.base64Encode(bytes);
         expect(browserPlatform.base64Encode(bytes)).toBe(base64);
         expect(plain(browserPlatform.base64Decode(base64))).toEqual(plain(bytes));

@@ -465,6 +465,29 @@ describe('connectNoiseHarness transport phase (scripted relay)', () => {
     await peer.closed;
   });
 
+  it('hands messages to incomingUtf8$ as their checked UTF-8 bytes, and ends it on invalid UTF-8', async () => {
+    const { peer, transport, sender } = await established();
+    const received: (string | Uint8Array)[] = [];
+    const outcome = new Promise<unknown>((resolve) =>
+      transport.incomingUtf8$!.subscribe({
+        next: (message) => received.push(message),
+        error: resolve,
+      }),
+    );
+    const text = '{"id":1,"result":{"name":"é✓"}}';
+    for (const frame of sender.send(text)) peer.send(frame);
+    for (const frame of sender.send(Uint8Array.from([0x7b, 0xff, 0x7d]))) peer.send(frame);
+    const error = await outcome;
+    expect(received).toHaveLength(1);
+    expect(received[0]).toBeInstanceOf(Uint8Array); // on Node: the bytes, not decoded
+    expect(Buffer.from(received[0] as Uint8Array).toString()).toBe(text);
+    expect(error).toBeInstanceOf(NoiseRelayHarnessProtocolError);
+    expect((error as Error).message).toBe(
+      'exec-server protocol error: Noise relay JSON-RPC message is not valid UTF-8',
+    );
+    await peer.closed;
+  });
+
   it('ignores frames for other streams after the handshake', async () => {
     const { peer, transport, sender } = await established();
     const first = firstValueFrom(transport.incoming$);

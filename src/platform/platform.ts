@@ -163,6 +163,12 @@ export interface Platform {
   utf8Decode(bytes: Uint8Array): string;
   /** `undefined` when `bytes` is not valid UTF-8. */
   utf8DecodeStrict(bytes: Uint8Array): string | undefined;
+  /**
+   * `bytes` checked as UTF-8: `bytes` themselves where checking is cheaper than decoding
+   * (Node), else their text (browsers); `undefined` when not valid UTF-8. What a transport hands
+   * to `Transport.incomingUtf8$`.
+   */
+  utf8Checked(bytes: Uint8Array): string | Uint8Array | undefined;
   utf8ByteLength(text: string): number;
   /** Writes `text` as UTF-8 at `offset` (the caller sized `target`); returns the bytes written. */
   utf8EncodeInto(text: string, target: Uint8Array, offset: number): number;

@@ -3,7 +3,7 @@
  * writes frames during the handshake, then seals outgoing JSON-RPC texts into records and opens
  * incoming ones as the `Transport` that `connectNoiseHarness` emits.
  */
-import { Subject, type Subscription } from 'rxjs';
+import { map, Subject, type Subscription } from 'rxjs';
 import { DisconnectedError, MessageTooLargeError } from '../protocol/errors.js';
 import {
   decodeRelayFrame,
@@ -29,12 +29,12 @@ import {
 } from './noiseHarnessErrors.js';
 import { NoiseRecordSender } from './noiseRecordSender.js';
 import { requestTraceContext } from './noiseTraceContext.js';
-import { decodeUtf8Strict } from './noiseUtf8.js';
 import type { Transport } from './transport.js';
 
 /** The socket after `open`: writes frames, and once the channel exists runs the transport. */
 export class HarnessConnection {
-  private readonly incoming = new Subject<string>();
+  /** Decrypted messages, checked as UTF-8 (`platform.utf8Checked`: bytes on Node). */
+  private readonly incoming = new Subject<string | Uint8Array>();
   private sender: NoiseRecordSender | undefined;
   private receiver: RelayDataReceiver | undefined;
   /**
@@ -57,7 +57,10 @@ export class HarnessConnection {
     private readonly pongs: Subject<void>,
   ) {
     this.transport = {
-      incoming$: this.incoming.asObservable(),
+      incoming$: this.incoming.pipe(
+        map((message) => (typeof message === 'string' ? message : platform.utf8Decode(message))),
+      ),
+      incomingUtf8$: this.incoming.asObservable(),
       send: (message) => this.send(message),
       close: () => this.close(),
       setPaused: (paused) => {
@@ -179,17 +182,17 @@ export class HarnessConnection {
 
   /** Emits the messages `receive` returns; its throw (reorder, decryption, framing) ends the stream. */
   private deliver(receive: () => Uint8Array[]): void {
-    let texts: string[];
+    let messages: (string | Uint8Array)[];
     try {
       // Throws RelayProtocolError (reorder window, decryption, framing) with codex's text.
-      texts = receive().map((bytes) => decodeUtf8(bytes));
+      messages = receive().map((bytes) => checkedUtf8(bytes));
     } catch (error) {
       this.failAndTerminate(error instanceof Error ? error : protocolError(errorMessage(error)));
       return;
     }
-    for (const text of texts) {
+    for (const message of messages) {
       if (this.finished) return;
-      this.incoming.next(text);
+      this.incoming.next(message);
     }
   }
 
@@ -260,10 +263,10 @@ export class HarnessConnection {
   }
 }
 
-function decodeUtf8(bytes: Uint8Array): string {
-  const text = decodeUtf8Strict(bytes);
-  if (text === undefined) throw protocolError('Noise relay JSON-RPC message is not valid UTF-8');
-  return text;
+function checkedUtf8(bytes: Uint8Array): string | Uint8Array {
+  const message = platform.utf8Checked(bytes);
+  if (message === undefined) throw protocolError('Noise relay JSON-RPC message is not valid UTF-8');
+  return message;
 }
 
 export function protocolError(

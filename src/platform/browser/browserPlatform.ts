@@ -73,6 +73,10 @@ export const browserPlatform: Platform = {
       return undefined;
     }
   },
+  // A browser has no check that is cheaper than its decoder: the text itself.
+  utf8Checked(bytes) {
+    return this.utf8DecodeStrict(bytes);
+  },
   utf8ByteLength,
   utf8EncodeInto: (text, target, offset) =>
     encoder.encodeInto(text, target.subarray(offset)).written,

@@ -30,6 +30,7 @@ export const nodePlatform: Platform = {
   utf8Decode: (bytes) => asBuffer(bytes).toString(),
   // Validates natively, then decodes natively: the result of a fatal TextDecoder, or undefined.
   utf8DecodeStrict: (bytes) => (isUtf8(bytes) ? asBuffer(bytes).toString() : undefined),
+  utf8Checked: (bytes) => (isUtf8(bytes) ? bytes : undefined),
   utf8ByteLength: (text) => Buffer.byteLength(text, 'utf8'),
   utf8EncodeInto: (text, target, offset) => asBuffer(target).write(text, offset, 'utf8'),
   latin1Decode: (bytes) => asBuffer(bytes).toString('latin1'),
