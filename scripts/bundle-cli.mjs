@@ -12,6 +12,8 @@
  *   (`index.ts`) no longer drags in every module it re-exports;
  * - rxjs comes from its ES module build (its `node` export is CommonJS, which esbuild cannot
  *   trim: all ~400 modules would load).
+ * Then the chunks a load path always loads together are merged into one file each
+ * (mergeChunks.mjs): a fresh `run --url` loads 7 files instead of 26.
  *
  * Usage: `node scripts/bundle-cli.mjs [packageDir]` (default: this package), after `tsc`.
  */
@@ -20,6 +22,7 @@ import { realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mergeChunks } from './mergeChunks.mjs';
 
 const packageDir = process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url));
 const dist = join(packageDir, 'dist');
@@ -44,7 +47,7 @@ const trimmablePlugin = {
 };
 
 await rm(join(dist, 'cli/chunks'), { recursive: true, force: true });
-await build({
+const { metafile } = await build({
   entryPoints: [join(dist, 'cli/main.js')],
   outdir: join(dist, 'cli'),
   entryNames: '[name].bundle',
@@ -65,4 +68,7 @@ await build({
     js: "import { createRequire as __execrxCreateRequire } from 'node:module'; const require = __execrxCreateRequire(import.meta.url);",
   },
   logLevel: 'warning',
+  metafile: true,
 });
+// Chunks a load path always loads together become one file (mergeChunks.mjs).
+await mergeChunks(metafile, process.cwd(), distReal);

@@ -1,11 +1,8 @@
 /** `execrx serve`'s `--ws-*` options (the flags of `codex exec-server`): WebSocket client auth. */
 import type { OptionSpec, ParsedOptions } from './parseOptions.js';
 import { UsageError } from './usageError.js';
-import {
-  WEB_SOCKET_AUTH_MODES,
-  type WebSocketAuthFlags,
-  type WebSocketAuthMode,
-} from '../server/webSocketAuth.js';
+import type { WebSocketAuthFlags } from '../server/webSocketAuth.js';
+import { WEB_SOCKET_AUTH_MODES, type WebSocketAuthMode } from '../server/webSocketAuthMode.js';
 
 export const WEB_SOCKET_AUTH_OPTIONS: readonly OptionSpec[] = [
   {

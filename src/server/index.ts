@@ -11,4 +11,5 @@ export type { EnvironmentInfo } from './environmentInfo.js';
 export { startLocalExecutor, type LocalExecutor } from './localExecutor.js';
 export * from './relay/index.js';
 export { loadWebSocketAuth, webSocketAuthRefusal } from './webSocketAuth.js';
-export type { WebSocketAuth, WebSocketAuthFlags, WebSocketAuthMode } from './webSocketAuth.js';
+export type { WebSocketAuth, WebSocketAuthFlags } from './webSocketAuth.js';
+export type { WebSocketAuthMode } from './webSocketAuthMode.js';

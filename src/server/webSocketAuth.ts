@@ -18,13 +18,11 @@ import {
   type SignedBearerTokenPolicy,
 } from './signedBearerToken.js';
 import type { HttpRefusal } from './webSocketUpgrade.js';
+import type { WebSocketAuthMode } from './webSocketAuthMode.js';
 
 export type WebSocketAuth =
   | { readonly mode: 'capability-token'; readonly tokenSha256: Buffer }
   | ({ readonly mode: 'signed-bearer-token' } & SignedBearerTokenPolicy);
-
-export const WEB_SOCKET_AUTH_MODES = ['capability-token', 'signed-bearer-token'] as const;
-export type WebSocketAuthMode = (typeof WEB_SOCKET_AUTH_MODES)[number];
 
 /** The `--ws-*` command-line flags, as given. */
 export interface WebSocketAuthFlags {
