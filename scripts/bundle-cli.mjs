@@ -13,7 +13,7 @@
  * - rxjs comes from its ES module build (its `node` export is CommonJS, which esbuild cannot
  *   trim: all ~400 modules would load).
  * Then the chunks a load path always loads together are merged into one file each
- * (mergeChunks.mjs): a fresh `run --url` loads 7 files instead of 26.
+ * (mergeChunks.mjs), so a fresh `run` loads a few files instead of dozens.
  *
  * Usage: `node scripts/bundle-cli.mjs [packageDir]` (default: this package), after `tsc`.
  */

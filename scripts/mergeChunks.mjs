@@ -2,9 +2,9 @@
  * Merges the CLI's code-split chunks that a load path always loads together into one file.
  *
  * Why: esbuild puts every set of modules reached by the same set of entry points in a chunk of
- * its own, and the CLI has ~20 `import()` targets, so a fresh `execrx run --url` loaded 26
- * files; Node's ESM loader resolves and links every import of every file, and the run path as
- * one file cost ~7–10% less CPU (docs/performance.md, "Fresh-run startup (session 9)").
+ * its own, and the CLI has many `import()` targets, so a fresh `execrx run --url` loaded
+ * dozens of files; Node's ESM loader resolves and links every import of every file. What
+ * merging earns: docs/performance.md, "Fresh-run startup (session 9)".
  *
  * Which: `LOAD_PATHS` names a few entry sets. A chunk's key is the list of paths that load it
  * (statically, from their entries); chunks with the same non-empty key become one file. Keys
