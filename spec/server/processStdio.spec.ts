@@ -139,24 +139,28 @@ describe('pipe-mode stdio', () => {
 });
 
 describe('stdin backpressure (ours)', () => {
-  it('answers a process/write once the child has taken the bytes past the pipe, so a slow reader holds the writer back', async () => {
+  it('answers a process/write once the child has taken the write before it, so a slow reader holds the writer back', async () => {
     const client = await connect(ours as RunningExecServer);
-    // The child reads nothing for a second, then everything.
+    // The child reads nothing for two seconds, then everything.
+    const started = Date.now();
     await client.call(
       'process/start',
-      startParams('slow', ['sh', '-c', 'sleep 1; exec head -c 2097152 >/dev/null; echo done'], {
+      startParams('slow', ['sh', '-c', 'sleep 2; exec head -c 3145728 >/dev/null; echo done'], {
         pipeStdin: true,
       }),
     );
     const chunk = Buffer.alloc(1024 * 1024, 0x61).toString('base64');
-    const started = Date.now();
-    const first = await client.call('process/write', { processId: 'slow', chunk, writeId: '1' });
-    const firstMs = Date.now() - started;
-    expect(first).toEqual({ status: 'accepted' });
-    // 1 MiB does not fit the pipe: the answer waited for the child to start reading.
-    expect(firstMs).toBeGreaterThanOrEqual(700);
-    const second = await client.call('process/write', { processId: 'slow', chunk, writeId: '2' });
-    expect(second).toEqual({ status: 'accepted' });
+    const write = async (writeId: string): Promise<number> => {
+      const answer = await client.call('process/write', { processId: 'slow', chunk, writeId });
+      expect(answer).toEqual({ status: 'accepted' });
+      return Date.now() - started;
+    };
+    // The first write has no write before it: answered while the child still sleeps.
+    expect(await write('1')).toBeLessThan(1800);
+    // The second is answered only once the child has taken the first, after its sleep.
+    expect(await write('2')).toBeGreaterThanOrEqual(1900);
+    // The third waits for the second only: the child is reading by now.
+    await write('3');
     await client.waitClosedNotification('slow');
   });
 

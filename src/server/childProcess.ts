@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
 import { spawn as spawnPty } from '@lydell/node-pty';
 import type { FifoStock } from './fastpath/fifoStock.js';
 import { openStdioPipes } from './stdioPipes.js';
@@ -26,9 +27,9 @@ export interface ChildStdin {
   /** Queues `bytes` for the child; false when its stdin is gone. */
   write(bytes: Buffer): boolean;
   /**
-   * Resolves once the bytes queued beyond the stream's buffer have gone to the child (or its
-   * stdin closed); undefined when nothing waits. A terminal never waits (node-pty reports no
-   * drain).
+   * Resolves once the child has taken the write before the latest one (or its stdin closed);
+   * undefined when nothing waits. So one write waits for the child while the previous one is
+   * read. A terminal never waits (node-pty reports no drain).
    */
   drained(): Promise<void> | undefined;
 }
@@ -174,7 +175,10 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
       // Unlike Node's own stdin pipe, ours stays open after exit, as on the binary: a
       // background process holding stdin still gets writes until the process is forgotten.
       stdin?.on('error', () => undefined);
-      let pendingDrain: Promise<void> | undefined;
+      // The two newest writes; each flag is set when the child has taken that write (or the
+      // stream failed: Node calls back every queued write then, with an error).
+      let latest: StdinWrite | undefined;
+      let beforeLatest: StdinWrite | undefined;
       child.once('exit', (code, signal) => {
         const signalNumber = signal
           ? (osConstants.signals as Record<string, number>)[signal]
@@ -188,23 +192,12 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
           ? {
               write: (bytes) => {
                 if (stdin.destroyed || stdin.writableEnded) return false;
-                stdin.write(bytes);
+                beforeLatest = latest;
+                latest = queueStdinWrite(stdin, bytes);
                 return true;
               },
-              drained: () => {
-                if (!stdin.writableNeedDrain || stdin.destroyed) return undefined;
-                // One wait for every write queued meanwhile (no listener per write).
-                return (pendingDrain ??= new Promise<void>((resolve) => {
-                  const done = (): void => {
-                    stdin.off('drain', done);
-                    stdin.off('close', done);
-                    pendingDrain = undefined;
-                    resolve();
-                  };
-                  stdin.on('drain', done);
-                  stdin.on('close', done);
-                }));
-              },
+              drained: () =>
+                beforeLatest === undefined || beforeLatest.taken ? undefined : beforeLatest.done,
             }
           : null,
         signalGroup: signalGroupOf(pid),
@@ -218,6 +211,25 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
       });
     });
   });
+}
+
+/** One write to a child's stdin: `done` resolves, and `taken` is set, once the child took it. */
+interface StdinWrite {
+  taken: boolean;
+  readonly done: Promise<void>;
+}
+
+function queueStdinWrite(stdin: Writable, bytes: Buffer): StdinWrite {
+  let resolveDone!: () => void;
+  const write: StdinWrite = {
+    taken: false,
+    done: new Promise<void>((resolve) => (resolveDone = resolve)),
+  };
+  stdin.write(bytes, () => {
+    write.taken = true;
+    resolveDone();
+  });
+  return write;
 }
 
 function spawnTerminal(request: SpawnRequest, events: ChildEvents): Promise<RunningChild> {

@@ -275,10 +275,11 @@ export class ManagedProcess {
   }
 
   /**
-   * Resolves once the child has taken what `write` queued beyond its stdin's buffer (or its
-   * stdin closed); undefined when nothing waits. `process/write` is answered only then, so a
-   * client that waits for each answer (ours, codex's) cannot make the executor hold more than
-   * one write of a child that reads slowly (spec/server/processStdio.spec.ts).
+   * Resolves once the child has taken the write before the latest one (or its stdin closed);
+   * undefined when nothing waits. `process/write` is answered only then, so a client that waits
+   * for each answer (ours, codex's) cannot make the executor hold more than two writes of a
+   * child that reads slowly, and the next write travels while the child reads the last
+   * (spec/server/processStdio.spec.ts, "stdin backpressure").
    */
   stdinDrained(): Promise<void> | undefined {
     return this.child?.stdin?.drained();

@@ -290,7 +290,7 @@ export class ProcessManager {
     }
   }
 
-  /** Answered once the child has taken the bytes past its stdin's buffer (ManagedProcess `stdinDrained`). */
+  /** Answered once the child has taken the write before this one (ManagedProcess `stdinDrained`). */
   write(params: {
     processId: string;
     chunk: string;
