@@ -1,5 +1,6 @@
 /** Small byte helpers shared by the Noise modules. */
 import { platform } from '../platform/index.js';
+import { decodeCanonicalBase64 as decodeCanonicalProtocolBase64 } from '../protocol/base64.js';
 
 export const EMPTY_BYTES: Uint8Array = new Uint8Array(0);
 
@@ -38,15 +39,12 @@ export function encodeBase64(bytes: Uint8Array): string {
   return platform.base64Encode(bytes);
 }
 
-const BASE64_SHAPE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 /**
- * Decodes canonical standard base64, or returns `undefined`. Like Rust's STANDARD engine it
- * rejects missing or extra padding, whitespace and non-zero trailing bits.
+ * Decodes canonical standard base64 into plain bytes, or returns `undefined`. Like Rust's
+ * STANDARD engine it rejects missing or extra padding, whitespace and non-zero trailing bits
+ * (protocol/base64.ts `decodeCanonicalBase64`).
  */
 export function decodeCanonicalBase64(text: string): Uint8Array | undefined {
-  if (!BASE64_SHAPE.test(text)) return undefined;
-  const decoded = platform.base64Decode(text);
-  if (platform.base64Encode(decoded) !== text) return undefined;
-  return asPlainBytes(decoded);
+  const decoded = decodeCanonicalProtocolBase64(text);
+  return decoded && asPlainBytes(decoded);
 }

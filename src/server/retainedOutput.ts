@@ -97,15 +97,16 @@ export class RetainedOutput {
     if (needed <= capacity) return;
     const doubled = Math.min(Math.max(MIN_CAPACITY, capacity * 2), this.limitBytes);
     const next = Buffer.alloc(Math.max(needed, doubled));
-    let position = 0;
+    // The retained bytes are one run from the oldest entry's offset, wrapping at most once.
+    const start = this.oldest()?.offset ?? 0;
+    const firstPart = Math.min(this.retainedBytes, capacity - start);
+    this.ring.copy(next, 0, start, start + firstPart);
+    this.ring.copy(next, firstPart, 0, this.retainedBytes - firstPart);
     for (const entry of this.retained()) {
-      const bytes = this.chunkBytes(entry);
-      bytes.copy(next, position);
-      entry.offset = position;
-      position += bytes.length;
+      entry.offset = entry.offset >= start ? entry.offset - start : entry.offset + capacity - start;
     }
     this.ring = next;
-    this.tail = position;
+    this.tail = this.retainedBytes;
   }
 
   /** Writes `chunk` at `at`, wrapping around the end; returns the position after it. */

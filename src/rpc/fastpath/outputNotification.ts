@@ -19,7 +19,7 @@
  * path (session 9)", `npx tsx bench/fast-paths-output.ts`).
  */
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.js';
-import { decodeCanonicalBase64 } from '../../protocol/base64.js';
+import { decodeCanonicalBase64, decodedBase64Length } from '../../protocol/base64.js';
 import { platform } from '../../platform/index.js';
 
 const HEAD = '{"method":"process/output","params":{"processId":"';
@@ -146,8 +146,6 @@ function notification(
  * Node reads only its low byte.)
  */
 function decodeCanonicalLatin1Base64(chunk: string): Uint8Array | undefined {
-  const length = chunk.length;
-  const padding = chunk.endsWith('==') ? 2 : chunk.endsWith('=') ? 1 : 0;
   let bytes: Uint8Array;
   try {
     bytes = platform.base64Decode(chunk);
@@ -155,10 +153,11 @@ function decodeCanonicalLatin1Base64(chunk: string): Uint8Array | undefined {
     return undefined; // a decoder that throws on bad input (browsers)
   }
   // Not a whole number when the length is not a multiple of 4.
-  if (bytes.length !== (length / 4) * 3 - padding) return undefined;
+  if (bytes.length !== decodedBase64Length(chunk)) return undefined;
   if (chunk.includes('-') || chunk.includes('_')) return undefined;
+  const padding = chunk.endsWith('==') ? 2 : chunk.endsWith('=') ? 1 : 0;
   if (padding > 0) {
-    const last = BASE64_ALPHABET.indexOf(chunk.charAt(length - padding - 1));
+    const last = BASE64_ALPHABET.indexOf(chunk.charAt(chunk.length - padding - 1));
     if ((last & (padding === 2 ? 0x0f : 0x03)) !== 0) return undefined;
   }
   return bytes;
