@@ -6,9 +6,9 @@
  *
  * `scripts/bundle-cli.mjs` also builds the CLI as one CommonJS script, `dist/cli/main.cjs`.
  * When the user's cache directory is usable, `runCli` compiles that script with `vm.Script`
- * and the cached data from the last run of the same command, and after a command that
- * succeeded writes `script.createCachedData()` (which holds the functions compiled lazily
- * during the run, not only the top level). Otherwise it takes the plain path.
+ * and the cached data left by earlier runs of the same command, and when there was none
+ * writes `script.createCachedData()` after the command (it holds the functions compiled
+ * lazily during the run, not only the top level). Otherwise it takes the plain path.
  *
  * Contracts:
  * - Behaviour: the script is the CLI built from the same modules (strict code, as the ES
@@ -29,9 +29,10 @@
  * - Concurrency and bounds: a cache is written to a fresh temporary file (`O_EXCL`, mode 0600)
  *   and renamed over the old one, so a reader sees a whole file, old or new; concurrent
  *   writers: the last rename wins. One file per command (`<command>.v8cache`), rewritten when
- *   the key differs; it records the option sets (`shapes`, at most `MAX_SHAPES`) of the runs
- *   it was made from, and a successful run with a new one rewrites it (it then holds both
- *   runs' functions).
+ *   the key differs; it records the option sets (`shapes`, at most `MAX_SHAPES`) of the
+ *   successful runs it was made from, and a successful run with a new one rewrites it (it
+ *   then holds the functions of both). A failed run records none, so the cache it made is
+ *   completed by the next successful one.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -78,7 +79,8 @@ const NOT_OURS = 0o022;
 
 interface Prepared {
   readonly script: Script;
-  readonly save: () => void;
+  /** Writes the cache if it was missing, rejected, or lacks this run's (successful) options. */
+  readonly save: (succeeded: boolean) => void;
 }
 
 /** Runs `execrx <argv>` and resolves with its exit code, through the code cache when usable. */
@@ -94,7 +96,7 @@ export async function runCli(argv: string[]): Promise<number> {
   const { main } = module.exports;
   if (typeof main !== 'function') throw new Error(`${SCRIPT_FILE} does not export main`);
   const code = await main(argv);
-  if (code === 0) prepared.save();
+  prepared.save(code === 0);
   return code;
 }
 
@@ -124,11 +126,12 @@ function prepare(argv: readonly string[]): Prepared | undefined {
     const shape = shapeOf(args);
     const shapes = cached?.shapes ?? [];
     const known = shapes.some((seen) => seen.equals(shape));
-    const save = (): void => {
-      if (cached !== undefined && !script.cachedDataRejected) {
-        if (known || shapes.length >= MAX_SHAPES) return;
+    const save = (succeeded: boolean): void => {
+      const recorded = succeeded ? [shape] : [];
+      if (cached === undefined || script.cachedDataRejected)
+        writeCache(dir, file, key, recorded, script.createCachedData());
+      else if (succeeded && !known && shapes.length < MAX_SHAPES)
         writeCache(dir, file, key, [...shapes, shape], script.createCachedData());
-      } else writeCache(dir, file, key, [shape], script.createCachedData());
     };
     return { script, save };
   } catch {
@@ -196,7 +199,7 @@ function decodeCache(bytes: Buffer, key: Buffer): CacheFile | undefined {
   if (!bytes.subarray(DIGEST_AT, COUNT_AT).equals(sha256(bytes.subarray(COUNT_AT))))
     return undefined;
   const count = bytes.readUInt32LE(COUNT_AT);
-  if (count < 1 || count > MAX_SHAPES) return undefined;
+  if (count > MAX_SHAPES) return undefined;
   const shapes = Array.from({ length: count }, (_, index) =>
     bytes.subarray(SHAPES_AT + index * SHAPE_BYTES, SHAPES_AT + (index + 1) * SHAPE_BYTES),
   );
