@@ -83,8 +83,10 @@ await mergeChunks(metafile, process.cwd(), distReal);
 
 // The code cache's script: everything in one file (no `import()` between files in a script),
 // `import.meta.url` the script's own URL, whitespace and comments left out (a smaller, ASCII
-// text is quicker to read; the cache holds the compiled code).
-await build({
+// text is quicker to read; the cache holds the compiled code). A warning fails the build:
+// esbuild warns of `import.meta` beyond its `url`, which a CommonJS script would see empty
+// (and differ from the plain path only at run time; a top-level `await` is an error anyway).
+const { warnings } = await build({
   entryPoints: [join(dist, 'cli/main.js')],
   outfile: join(dist, 'cli/main.cjs'),
   bundle: true,
@@ -100,3 +102,4 @@ await build({
   minifyWhitespace: true,
   logLevel: 'warning',
 });
+if (warnings.length > 0) throw new Error('the CLI as one CommonJS script: esbuild warned (above)');
