@@ -171,6 +171,14 @@ describe('the CLI through its code cache', () => {
     expect(readdirSync(home)).toEqual(['not-a-directory']);
   }, 60_000);
 
+  it('makes a missing XDG_CACHE_HOME and its directory, mode 0700', async () => {
+    const home = join(await cacheHome(), 'missing');
+    expect(await withCache(home, TRUE_RUN)).toEqual(plain.get(TRUE_RUN.join(' ')));
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, 'execrx')).mode & 0o777).toBe(0o700);
+    expect(readdirSync(join(home, 'execrx'))).toEqual(['run.v8cache']);
+  }, 60_000);
+
   it('ignores a relative XDG_CACHE_HOME (the XDG rule)', async () => {
     const cwd = await cacheHome();
     const result = await runCli(TRUE_RUN, { cwd, env: { XDG_CACHE_HOME: 'relative' } });

@@ -96,7 +96,11 @@ export async function runCli(argv: string[]): Promise<number> {
   const { main } = module.exports;
   if (typeof main !== 'function') throw new Error(`${SCRIPT_FILE} does not export main`);
   const code = await main(argv);
-  prepared.save(code === 0);
+  try {
+    prepared.save(code === 0);
+  } catch {
+    // the command's result stands; the next run compiles afresh
+  }
   return code;
 }
 
@@ -146,12 +150,21 @@ function cacheDirectory(uid: number): string | undefined {
   const dir = join(base, 'execrx');
   let stat = lstatOrUndefined(dir);
   if (stat === undefined) {
-    if (lstatOrUndefined(base) === undefined) mkdirSync(base, { mode: 0o700 });
-    mkdirSync(dir, { mode: 0o700 });
+    if (lstatOrUndefined(base) === undefined) makeDirectory(base);
+    makeDirectory(dir);
     stat = lstatSync(dir);
   }
   if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & NOT_OURS) !== 0) return undefined;
   return dir;
+}
+
+/** `mkdir` with mode 0700; one another process made meanwhile is checked like any other. */
+function makeDirectory(path: string): void {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 function lstatOrUndefined(path: string): Stats | undefined {
