@@ -23,6 +23,7 @@
  */
 import { build } from 'esbuild';
 import { realpathSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,12 +82,32 @@ const { metafile } = await build({
 // Chunks a load path always loads together become one file (mergeChunks.mjs).
 await mergeChunks(metafile, process.cwd(), distReal);
 
+/**
+ * In the script, an `import()` of what is not bundled (a Node builtin, an addon) becomes a
+ * `require()`: a script compiled by `vm.Script` has no `import()` but through an experimental
+ * option (which warns on stderr, and did not survive the code cache).
+ */
+const requireNotBundledPlugin = {
+  name: 'execrx-cli-require-not-bundled',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /./ }, (args) =>
+      args.kind === 'dynamic-import' && (isBuiltin(args.path) || external.includes(args.path))
+        ? { path: args.path, namespace: 'execrx-require' }
+        : undefined,
+    );
+    pluginBuild.onLoad({ filter: /./, namespace: 'execrx-require' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 // The code cache's script: everything in one file (no `import()` between files in a script),
 // `import.meta.url` the script's own URL, whitespace and comments left out (a smaller, ASCII
 // text is quicker to read; the cache holds the compiled code). A warning fails the build:
 // esbuild warns of `import.meta` beyond its `url`, which a CommonJS script would see empty
 // (and differ from the plain path only at run time; a top-level `await` is an error anyway).
-const { warnings } = await build({
+const script = await build({
   entryPoints: [join(dist, 'cli/main.js')],
   outfile: join(dist, 'cli/main.cjs'),
   bundle: true,
@@ -94,12 +115,19 @@ const { warnings } = await build({
   format: 'cjs',
   target: 'node20',
   external,
-  plugins: [trimmablePlugin],
+  plugins: [requireNotBundledPlugin, trimmablePlugin],
   define: { 'import.meta.url': '__execrxImportMetaUrl' },
   banner: {
     js: "var __execrxImportMetaUrl = require('node:url').pathToFileURL(__filename).href;",
   },
   minifyWhitespace: true,
   logLevel: 'warning',
+  metafile: true,
 });
-if (warnings.length > 0) throw new Error('the CLI as one CommonJS script: esbuild warned (above)');
+if (script.warnings.length > 0)
+  throw new Error('the CLI as one CommonJS script: esbuild warned (above)');
+const dynamic = Object.values(script.metafile.outputs)
+  .flatMap((output) => output.imports)
+  .filter((imported) => imported.kind === 'dynamic-import');
+if (dynamic.length > 0)
+  throw new Error(`the CLI as one CommonJS script still imports ${dynamic.map((i) => i.path)}`);

@@ -104,6 +104,25 @@ describe('the CLI through its code cache', () => {
     expect(file.uid).toBe(process.getuid?.());
   }, 240_000);
 
+  it('serves `execrx console` (its one `import()` of a builtin) without a cache and from it', async () => {
+    const home = await cacheHome();
+    for (const pass of ['without a cache', 'from the cache']) {
+      const console = startCli(['console', '--url', url, '--port', '0'], {
+        env: { XDG_CACHE_HOME: home },
+        timeoutMs: 60_000,
+      });
+      const [line] = await console.stdoutLines(1);
+      console.child.kill('SIGTERM');
+      const result = await console.result;
+      expect({ pass, line, stderr: result.stderr }).toEqual({
+        pass,
+        line: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+$/),
+        stderr: '',
+      });
+      expect(readdirSync(join(home, 'execrx'))).toEqual(['console.v8cache']);
+    }
+  }, 120_000);
+
   it('keeps a cache it used, and adds the functions of a run with new options', async () => {
     const home = await cacheHome();
     await withCache(home, ['run', '--', 'sh', '-c', 'exit 3']);

@@ -12,7 +12,8 @@
  *
  * Contracts:
  * - Behaviour: the script is the CLI built from the same modules (strict code, as the ES
- *   modules are); `main(argv)` runs once. A failure before the script runs (no directory, no
+ *   modules are; no `import()`, which a `vm.Script` lacks: the build turns those of builtins
+ *   into `require()` and fails on any left); `main(argv)` runs once. A failure before the script runs (no directory, no
  *   script, unreadable cache) falls back to the plain path; a failure writing the cache after
  *   the command is ignored; a cache V8 rejects (other V8 version or flags) is compiled past
  *   and rewritten.
@@ -53,7 +54,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Script, constants as vmConstants } from 'node:vm';
+import { Script } from 'node:vm';
 
 type Main = (argv: string[]) => Promise<number>;
 
@@ -109,7 +110,6 @@ function prepare(argv: readonly string[]): Prepared | undefined {
   const [command, ...args] = argv;
   const uid = process.getuid?.();
   if (command === undefined || !COMMAND_NAME.test(command) || uid === undefined) return undefined;
-  if (vmConstants?.USE_MAIN_CONTEXT_DEFAULT_LOADER === undefined) return undefined;
   try {
     const dir = cacheDirectory(uid);
     if (dir === undefined) return undefined;
@@ -125,7 +125,6 @@ function prepare(argv: readonly string[]): Prepared | undefined {
     const script = new Script(`${WRAPPER_HEAD}${source.toString('utf8')}${WRAPPER_TAIL}`, {
       filename: SCRIPT_FILE,
       cachedData: cached?.payload,
-      importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
     const shape = shapeOf(args);
     const shapes = cached?.shapes ?? [];
