@@ -17,11 +17,10 @@
  * worktree's build; the compared CLIs are package copies (bench/support/executors.ts).
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliMissing, startCli, stopClis } from './support/cli.js';
+import { cliMissing, startBenchServers, stopClis } from './support/cli.js';
 import { packageBin } from './support/executors.js';
 import { startSshd, sshdMissing, type RunningSshd } from './support/sshd.js';
 import { summarize } from './support/stats.js';
@@ -102,16 +101,7 @@ async function main(): Promise<void> {
     const baselineBin = process.env.EXECRX_BENCH_BASELINE
       ? join(process.env.EXECRX_BENCH_BASELINE, 'bin/execrx.js')
       : undefined;
-    const executorToken = randomBytes(16).toString('hex');
-    const harnessToken = randomBytes(16).toString('hex');
-    const { line: url } = await startCli(['serve', '--listen', 'ws://127.0.0.1:0']);
-    const { line: registry } = await startCli(['rendezvous', '--listen', 'http://127.0.0.1:0'], {
-      EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: executorToken,
-      EXECRX_RENDEZVOUS_HARNESS_TOKEN: harnessToken,
-    });
-    await startCli(['serve', '--remote', registry, '--environment-id', ENVIRONMENT_ID], {
-      CODEX_API_KEY: executorToken,
-    });
+    const { url, registry, harnessToken } = await startBenchServers(ENVIRONMENT_ID);
     sshd = withSsh ? await startSshd() : undefined;
 
     const cacheHome = mkdtempSync(join(scratch, 'cache-'));
