@@ -21,7 +21,6 @@
  * BENCH_RUNS=5 throughput runs per contender).
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { firstValueFrom, switchMap } from 'rxjs';
 import { Client as SshClient, type ClientChannel } from 'ssh2';
@@ -30,7 +29,7 @@ import { NoiseChannelIdentity } from '../src/noise/index.js';
 import { EnvironmentRegistryClient } from '../src/registry/index.js';
 import { connectNoiseHarness } from '../src/transport/noiseHarnessTransport.js';
 import { connectWebSocket } from '../src/transport/webSocketTransport.js';
-import { cliMissing, EXECRX_BIN, startCli, stopClis } from './support/cli.js';
+import { cliMissing, EXECRX_BIN, startBenchServers, stopClis } from './support/cli.js';
 import { startSshd, sshdMissing, type RunningSshd } from './support/sshd.js';
 import { summarize } from './support/stats.js';
 
@@ -255,16 +254,11 @@ async function main(): Promise<void> {
   }
   const sshd = await startSshd();
   try {
-    const executorToken = randomBytes(16).toString('hex');
-    const token = randomBytes(16).toString('hex');
-    const { line: plainUrl } = await startCli(['serve', '--listen', 'ws://127.0.0.1:0']);
-    const { line: registryUrl } = await startCli(['rendezvous', '--listen', 'http://127.0.0.1:0'], {
-      EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: executorToken,
-      EXECRX_RENDEZVOUS_HARNESS_TOKEN: token,
-    });
-    await startCli(['serve', '--remote', registryUrl, '--environment-id', ENVIRONMENT_ID], {
-      CODEX_API_KEY: executorToken,
-    });
+    const {
+      url: plainUrl,
+      registry: registryUrl,
+      harnessToken: token,
+    } = await startBenchServers(ENVIRONMENT_ID);
     const cliEnv = { CODEX_API_KEY: token };
     const execrxUrl = (argv: string[]) => [
       BIN,

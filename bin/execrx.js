@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 const argv = process.argv.slice(2);
-// The CLI in one file (scripts/bundle-cli.mjs): much quicker to load than its modules.
-const { main } = await import('../dist/cli/main.bundle.js');
+// The bundled CLI (scripts/bundle-cli.mjs), started from a V8 code cache when it can be
+// (dist/cli/fastpath/codeCache.js).
+const { runCli } = await import('../dist/cli/fastpath/codeCache.js');
 
-main(argv).then(
+runCli(argv).then(
   (code) => process.exit(code),
   (error) => {
     process.stderr.write(`execrx: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -4,6 +4,7 @@
  * by pid when the benchmark ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -42,6 +43,33 @@ export function startCli(
     });
     child.once('exit', (code) => reject(new Error(`execrx ${args[0]} exited early (${code})`)));
   });
+}
+
+export interface BenchServers {
+  /** `execrx serve --listen ws://127.0.0.1:0`'s URL. */
+  readonly url: string;
+  /** `execrx rendezvous --listen http://127.0.0.1:0`'s URL, `environmentId` registered there. */
+  readonly registry: string;
+  /** The rendezvous' harness token (a client's `CODEX_API_KEY`). */
+  readonly harnessToken: string;
+}
+
+/**
+ * Starts the servers of a fresh-run benchmark: `execrx serve` on a WebSocket, and `execrx
+ * rendezvous` with `execrx serve --remote` registered as `environmentId` (fresh tokens).
+ */
+export async function startBenchServers(environmentId: string): Promise<BenchServers> {
+  const executorToken = randomBytes(16).toString('hex');
+  const harnessToken = randomBytes(16).toString('hex');
+  const { line: url } = await startCli(['serve', '--listen', 'ws://127.0.0.1:0']);
+  const { line: registry } = await startCli(['rendezvous', '--listen', 'http://127.0.0.1:0'], {
+    EXECRX_RENDEZVOUS_EXECUTOR_TOKEN: executorToken,
+    EXECRX_RENDEZVOUS_HARNESS_TOKEN: harnessToken,
+  });
+  await startCli(['serve', '--remote', registry, '--environment-id', environmentId], {
+    CODEX_API_KEY: executorToken,
+  });
+  return { url, registry, harnessToken };
 }
 
 /** Stops every CLI process this module started (by pid). */
