@@ -16,6 +16,7 @@ import { openStdioPipes } from './stdioPipes.js';
 export type OutputStream = 'stdout' | 'stderr' | 'pty';
 
 export interface ChildEvents {
+  /** One read of the child's output; `bytes` is valid only during the call (stdioPipes.ts). */
   output(stream: OutputStream, bytes: Buffer): void;
   /** The process was reaped; `exitCode` follows the binary's conventions. */
   exit(exitCode: number): void;
@@ -156,20 +157,16 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
       child.removeAllListeners('error');
       child.on('error', () => undefined);
       const pid = child.pid as number;
-      const { stdin, stdout, stderr } = pipes.connect();
+      const { stdin, stdout, stderr } = pipes.connect((stream, bytes) =>
+        forEachBlock(bytes, (block) => events.output(stream, block)),
+      );
       let openStreams = 2;
       const streamEnded = (): void => {
         openStreams -= 1;
         if (openStreams === 0) events.streamsEnded();
       };
-      for (const [stream, readable] of [
-        ['stdout', stdout],
-        ['stderr', stderr],
-      ] as const) {
+      for (const readable of [stdout, stderr]) {
         readable.on('error', () => undefined);
-        readable.on('data', (bytes: Buffer) =>
-          forEachBlock(bytes, (block) => events.output(stream, block)),
-        );
         readable.once('close', streamEnded);
       }
       // Unlike Node's own stdin pipe, ours stays open after exit, as on the binary: a

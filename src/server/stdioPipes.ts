@@ -11,7 +11,7 @@
  * `fs.createReadStream`). Node opens every fd O_CLOEXEC, so no other child inherits one.
  */
 import { closeSync, constants as fs, openSync, unlinkSync } from 'node:fs';
-import { Socket } from 'node:net';
+import { Socket, type OnReadOpts, type SocketConstructorOpts } from 'node:net';
 import type { FifoStock } from './fastpath/fifoStock.js';
 
 export interface StdioPipes {
@@ -19,11 +19,30 @@ export interface StdioPipes {
   readonly childStdio: ['ignore' | number, number, number];
   /** Closes our copies of the child's ends; call as soon as `spawn` has returned. */
   closeChildEnds(): void;
-  /** Our ends as event-loop streams; call once, after the child started. */
-  connect(): { stdin: Socket | null; stdout: Socket; stderr: Socket };
+  /**
+   * Our ends as event-loop streams; call once, after the child started. The output ends hand
+   * each read to `onOutput` instead of emitting 'data' (see `READ_BUFFER`).
+   */
+  connect(onOutput: OutputReader): { stdin: Socket | null; stdout: Socket; stderr: Socket };
   /** Closes our ends instead, when the child never started. */
   closeParentEnds(): void;
 }
+
+/**
+ * Receives one read of a child's stdout or stderr. `bytes` is a view of the shared read buffer:
+ * valid only during the call (copy what must outlive it).
+ */
+export type OutputReader = (stream: 'stdout' | 'stderr', bytes: Buffer) => void;
+
+/**
+ * The one buffer every child's output is read into (`net.Socket`'s `onread`), 64 KiB like
+ * libuv's own reads. Without it each read is a new 64 KiB buffer that lives until V8 next
+ * collects, so a fast writer grows the malloc heap by megabytes of garbage, which every later
+ * `fork` of the executor pays for (`spawn` copies its page tables). Sharing it is safe because
+ * a read is handed on synchronously and the next read only happens after it returned.
+ * Guarded by spec/server/processStdio.spec.ts ("output of concurrent children").
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 interface PipeEnds {
   ours: number;
@@ -53,6 +72,23 @@ function openFifo(path: string, direction: 'fromChild' | 'toChild', opened: numb
   return { ours, child };
 }
 
+function outputSocket(fd: number, stream: 'stdout' | 'stderr', onOutput: OutputReader): Socket {
+  // `onread` is a documented option of `new net.Socket()` (Node ≥ 15.8) missing from its types.
+  const options: SocketConstructorOpts & { onread: OnReadOpts } = {
+    fd,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer: READ_BUFFER,
+      callback: (bytesRead) => {
+        onOutput(stream, READ_BUFFER.subarray(0, bytesRead));
+        return true;
+      },
+    },
+  };
+  return new Socket(options);
+}
+
 function closeAll(fds: readonly number[]): void {
   for (const fd of fds) {
     try {
@@ -78,10 +114,10 @@ function openFifos(paths: readonly string[], pipeStdin: boolean): StdioPipes {
         childEndsOpen = false;
         closeAll([stdout.child, stderr.child, ...(stdin ? [stdin.child] : [])]);
       },
-      connect: () => ({
+      connect: (onOutput) => ({
         stdin: stdin ? new Socket({ fd: stdin.ours, readable: false, writable: true }) : null,
-        stdout: new Socket({ fd: stdout.ours, readable: true, writable: false }),
-        stderr: new Socket({ fd: stderr.ours, readable: true, writable: false }),
+        stdout: outputSocket(stdout.ours, 'stdout', onOutput),
+        stderr: outputSocket(stderr.ours, 'stderr', onOutput),
       }),
       closeParentEnds: () => closeAll([stdout.ours, stderr.ours, ...(stdin ? [stdin.ours] : [])]),
     };
