@@ -12,12 +12,7 @@ import type { Writable } from 'node:stream';
 import { spawn as spawnPty } from '@lydell/node-pty';
 import type { FifoStock } from './fastpath/fifoStock.js';
 import type { Spawner } from './spawner.js';
-import {
-  openStdioFifos,
-  openStdioPipes,
-  type StdioFifos,
-  type StdioPipes,
-} from './stdioPipes.js';
+import { openStdioFifos, openStdioPipes, type StdioFifos, type StdioPipes } from './stdioPipes.js';
 
 export type OutputStream = 'stdout' | 'stderr' | 'pty';
 

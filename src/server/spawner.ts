@@ -18,6 +18,7 @@
  * spec/server/spawner.spec.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /** What the helper needs to start one child. */
 export interface SpawnerRequest {
@@ -61,7 +62,10 @@ const { spawn } = require('node:child_process');
 const { openSync, closeSync, constants } = require('node:fs');
 process.on('SIGINT', () => {});
 process.on('disconnect', () => process.exit(0));
-const fail = (id, e) => process.send({ id, error: { code: e.code, errno: e.errno, syscall: e.syscall, path: e.path, message: String(e.message) } });
+const send = (message) => {
+  if (process.connected) process.send(message, () => {});
+};
+const fail = (id, e) => send({ id, error: { code: e.code, errno: e.errno, syscall: e.syscall, path: e.path, message: String(e.message) } });
 process.on('message', (m) => {
   const fds = [];
   try {
@@ -74,8 +78,8 @@ process.on('message', (m) => {
     const child = spawn(m.program, m.args, { cwd: m.cwd, env: m.env, argv0: m.argv0, detached: true, stdio });
     child.once('error', (e) => fail(m.id, e));
     child.once('spawn', () => {
-      process.send({ id: m.id, pid: child.pid });
-      child.once('exit', (exit, signal) => process.send({ id: m.id, exit, signal }));
+      send({ id: m.id, pid: child.pid });
+      child.once('exit', (exit, signal) => send({ id: m.id, exit, signal }));
     });
   } catch (e) {
     fail(m.id, e);
@@ -83,7 +87,7 @@ process.on('message', (m) => {
     for (const fd of fds) closeSync(fd);
   }
 });
-process.send({ ready: true });
+send({ ready: true });
 `;
 
 export class Spawner {
@@ -123,7 +127,7 @@ export class Spawner {
 
   private launch(): void {
     const helper = spawn(process.execPath, ['-'], {
-      stdio: ['pipe', 'ignore', 'inherit', 'ipc'],
+      stdio: ['pipe', 'ignore', 'ignore', 'ipc'],
       serialization: 'json',
     });
     this.helper = helper;
@@ -177,18 +181,29 @@ export class Spawner {
 const ORPHAN_POLL_MS = 100;
 
 /**
- * Calls `gone` once `pid` no longer exists: without its helper nobody reports the child's
- * exit to us, so its end is only seen as the pid vanishing (init reaps it).
+ * Calls `gone` once `pid` has ended: without its helper nobody reports the child's exit to
+ * us, so its end is seen as the pid vanishing, or as a zombie nobody reaps yet.
  */
 function whenGone(pid: number, gone: () => void): void {
   const timer = setInterval(() => {
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') return;
-      clearInterval(timer);
-      gone();
-    }
+    if (!hasEnded(pid)) return;
+    clearInterval(timer);
+    gone();
   }, ORPHAN_POLL_MS);
   timer.unref();
+}
+
+function hasEnded(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state …"; comm may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
 }
