@@ -8,6 +8,13 @@
  *   - bare `child_process.spawn('/usr/bin/true')` in this process until `close`: what Node's
  *     spawn alone costs here, the floor of any Node executor
  *
+ * Options (environment):
+ *   - EXEC_LATENCY_STREAM_MIB=N: each executor first streams N MiB of stdout to our client, as
+ *     a session that ran a build or a log dump has (an executor's memory grows with it, and
+ *     a fork copies its page tables: what src/server/spawner.ts avoids)
+ *   - EXECRX_BENCH_BASE=/path/to/other/checkout (built): one more column, that checkout's
+ *     `execrx serve` with our client (a before/after pair)
+ *
  * Run: `npx tsx bench/exec-latency.ts [rounds=60] [gapMs=20]`
  */
 import { spawn } from 'node:child_process';
@@ -18,6 +25,7 @@ import { connectWebSocket } from '../src/transport/webSocketTransport.js';
 import { compiledLatencyDrivers } from './support/compiledClients.js';
 import {
   startCodexExecServer,
+  startExecutorFromBin,
   startTsExecutorProcess,
   type RunningExecServer,
 } from './support/executors.js';
@@ -43,6 +51,16 @@ async function execrxTrue(client: ExecServerClient): Promise<void> {
   );
 }
 
+/** Streams `mib` MiB of stdout through the session (counted, not kept). */
+async function streamOutput(client: ExecServerClient, mib: number): Promise<void> {
+  const handle = await firstValueFrom(
+    client.startProcess({ argv: ['head', '-c', String(mib * 1024 * 1024), '/dev/zero'], cwd: '/' }),
+  );
+  await new Promise<void>((resolve, reject) =>
+    handle.stdout$.subscribe({ error: reject, complete: resolve }),
+  );
+}
+
 function bareSpawn(): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(ARGV[0] as string, [], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -60,6 +78,8 @@ interface Column {
 async function main(): Promise<void> {
   const rounds = positiveArg(0, 60);
   const gapMs = positiveArg(1, 20);
+  const streamMib = Number(process.env.EXEC_LATENCY_STREAM_MIB ?? 0);
+  const base = process.env.EXECRX_BENCH_BASE;
   const servers: RunningExecServer[] = [];
   try {
     const [binary, ours, drivers] = await Promise.all([
@@ -72,6 +92,14 @@ async function main(): Promise<void> {
     const binaryClient = await connect(binary.url);
     const handwritten = await drivers.handwrittenClient(ours.url);
     const binaryHandwritten = await drivers.handwrittenClient(binary.url);
+    const baseServer = base ? await startExecutorFromBin(`${base}/bin/execrx.js`) : undefined;
+    if (baseServer) servers.push(baseServer);
+    const baseClient = baseServer ? await connect(baseServer.url) : undefined;
+    if (streamMib > 0) {
+      for (const client of [oursClient, binaryClient, baseClient]) {
+        if (client) await streamOutput(client, streamMib);
+      }
+    }
     let nextId = 0;
     const handwrittenTrue = (session: typeof handwritten) => async () => {
       nextId += 1;
@@ -84,6 +112,15 @@ async function main(): Promise<void> {
       { label: 'execrx serve, hand-written', run: handwrittenTrue(handwritten), samples: [] },
       { label: 'codex binary, hand-written', run: handwrittenTrue(binaryHandwritten), samples: [] },
       { label: 'bare spawn (this process)', run: bareSpawn, samples: [] },
+      ...(baseClient
+        ? [
+            {
+              label: 'base execrx serve, our client',
+              run: () => execrxTrue(baseClient),
+              samples: [],
+            },
+          ]
+        : []),
     ];
     for (let round = 0; round < WARMUPS + rounds; round += 1) {
       const shift = round % columns.length;
@@ -98,8 +135,9 @@ async function main(): Promise<void> {
     binaryClient.close();
     handwritten.close();
     binaryHandwritten.close();
+    baseClient?.close();
     console.log(
-      `exec /usr/bin/true on a warm session, ${rounds} rounds after ${gapMs} ms idle each; node ${process.version}, load average ${loadavg()
+      `exec /usr/bin/true on a warm session${streamMib > 0 ? ` that streamed ${streamMib} MiB first` : ''}, ${rounds} rounds after ${gapMs} ms idle each; node ${process.version}, load average ${loadavg()
         .map((load) => load.toFixed(2))
         .join(' ')}`,
     );
@@ -111,6 +149,8 @@ async function main(): Promise<void> {
     console.log(`ratio execrx/binary (our client) p50: ${(p50(0) / p50(1)).toFixed(2)}x`);
     console.log(`ratio execrx/binary (hand-written) p50: ${(p50(2) / p50(3)).toFixed(2)}x`);
     console.log(`ratio execrx (our client)/bare spawn p50: ${(p50(0) / p50(4)).toFixed(2)}x`);
+    if (baseClient)
+      console.log(`ratio execrx/base (our client) p50: ${(p50(0) / p50(5)).toFixed(2)}x`);
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
   }

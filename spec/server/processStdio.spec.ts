@@ -138,6 +138,36 @@ describe('pipe-mode stdio', () => {
   });
 });
 
+describe('output of concurrent children', () => {
+  // Ours reads every child's output into one shared buffer (stdioPipes.ts, READ_BUFFER); a read
+  // handed on late, or kept by reference, would show up here as another stream's bytes.
+  it.each([
+    ['ours', () => ours as RunningExecServer],
+    ['the binary', () => binary],
+  ])('delivers each stream of each process intact (%s)', async (_name, server) => {
+    const client = await connect(server());
+    const bytes = 1024 * 1024;
+    const ids = ['one', 'two', 'three'];
+    const script = (id: string): string =>
+      `(yes out-${id} | head -c ${bytes}) & (yes err-${id} | head -c ${bytes} >&2) & wait`;
+    await Promise.all(
+      ids.map((id) => client.call('process/start', startParams(id, ['sh', '-c', script(id)]))),
+    );
+    await Promise.all(ids.map((id) => client.waitClosedNotification(id)));
+    const expected = (line: string): string => `${line}\n`.repeat(bytes).slice(0, bytes);
+    for (const id of ids) {
+      const chunks = client.notifications('process/output', id);
+      const streamText = (stream: string): string =>
+        chunks
+          .filter((m) => m.params?.stream === stream)
+          .map((m) => Buffer.from(m.params?.chunk as string, 'base64').toString('latin1'))
+          .join('');
+      expect(streamText('stdout') === expected(`out-${id}`)).toBe(true);
+      expect(streamText('stderr') === expected(`err-${id}`)).toBe(true);
+    }
+  });
+});
+
 describe('stdin backpressure (ours)', () => {
   it('answers a process/write once the child has taken the write before it, so a slow reader holds the writer back', async () => {
     const client = await connect(ours as RunningExecServer);

@@ -11,11 +11,13 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { spawn as spawnPty } from '@lydell/node-pty';
 import type { FifoStock } from './fastpath/fifoStock.js';
-import { openStdioPipes } from './stdioPipes.js';
+import type { Spawner } from './spawner.js';
+import { openStdioFifos, openStdioPipes, type StdioFifos, type StdioPipes } from './stdioPipes.js';
 
 export type OutputStream = 'stdout' | 'stderr' | 'pty';
 
 export interface ChildEvents {
+  /** One read of the child's output; `bytes` is valid only during the call (stdioPipes.ts). */
   output(stream: OutputStream, bytes: Buffer): void;
   /** The process was reaped; `exitCode` follows the binary's conventions. */
   exit(exitCode: number): void;
@@ -59,6 +61,8 @@ export interface SpawnRequest {
   pipeStdin: boolean;
   /** Where pipe mode takes the FIFOs for the child's stdio (the executor-wide stock). */
   fifos: FifoStock;
+  /** Starts pipe-mode children outside the executor when ready (spawner.ts); else direct. */
+  spawner?: Spawner;
 }
 
 /**
@@ -128,7 +132,54 @@ function resolveProgram(program: string, cwd: string, env: Record<string, string
   throw systemError(denied ? 'EACCES' : 'ENOENT', 'spawn');
 }
 
-async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<RunningChild> {
+/** The exit code the binary reports: the code, or 128 + the signal number, or -1 (unknown). */
+function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  const signalNumber = signal ? (osConstants.signals as Record<string, number>)[signal] : undefined;
+  return code ?? (signalNumber !== undefined ? 128 + signalNumber : -1);
+}
+
+/** Starts a pipe-mode child: through the spawner once it is ready, else from this process. */
+function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<RunningChild> {
+  const spawner = request.spawner;
+  return spawner?.available()
+    ? spawnThroughSpawner(spawner, request, events)
+    : spawnDirectly(request, events);
+}
+
+async function spawnThroughSpawner(
+  spawner: Spawner,
+  request: SpawnRequest,
+  events: ChildEvents,
+): Promise<RunningChild> {
+  const [program, ...args] = request.argv as [string, ...string[]];
+  const fifos = await openStdioFifos(request.fifos, request.pipeStdin);
+  return new Promise((resolvePromise, reject) => {
+    spawner.start(
+      {
+        program,
+        args,
+        cwd: request.cwd,
+        env: request.env,
+        argv0: request.arg0 ?? undefined,
+        stdio: fifos.childPaths,
+      },
+      {
+        started: (pid) => {
+          fifos.unlink();
+          resolvePromise(connectChild(pid, fifos, events));
+        },
+        failed: (error) => {
+          fifos.unlink();
+          fifos.closeParentEnds();
+          reject(error);
+        },
+        exited: (code, signal) => events.exit(exitCodeOf(code, signal)),
+      },
+    );
+  });
+}
+
+async function spawnDirectly(request: SpawnRequest, events: ChildEvents): Promise<RunningChild> {
   const [program, ...args] = request.argv as [string, ...string[]];
   const pipes = await openStdioPipes(request.fifos, request.pipeStdin);
   let child: ChildProcess;
@@ -155,62 +206,61 @@ async function spawnPipes(request: SpawnRequest, events: ChildEvents): Promise<R
     child.once('spawn', () => {
       child.removeAllListeners('error');
       child.on('error', () => undefined);
-      const pid = child.pid as number;
-      const { stdin, stdout, stderr } = pipes.connect();
-      let openStreams = 2;
-      const streamEnded = (): void => {
-        openStreams -= 1;
-        if (openStreams === 0) events.streamsEnded();
-      };
-      for (const [stream, readable] of [
-        ['stdout', stdout],
-        ['stderr', stderr],
-      ] as const) {
-        readable.on('error', () => undefined);
-        readable.on('data', (bytes: Buffer) =>
-          forEachBlock(bytes, (block) => events.output(stream, block)),
-        );
-        readable.once('close', streamEnded);
-      }
-      // Unlike Node's own stdin pipe, ours stays open after exit, as on the binary: a
-      // background process holding stdin still gets writes until the process is forgotten.
-      stdin?.on('error', () => undefined);
-      // The two newest writes; each flag is set when the child has taken that write (or the
-      // stream failed: Node calls back every queued write then, with an error).
-      let latest: StdinWrite | undefined;
-      let beforeLatest: StdinWrite | undefined;
-      child.once('exit', (code, signal) => {
-        const signalNumber = signal
-          ? (osConstants.signals as Record<string, number>)[signal]
-          : undefined;
-        events.exit(code ?? (signalNumber !== undefined ? 128 + signalNumber : -1));
-      });
-      resolvePromise({
-        pid,
-        tty: false,
-        stdin: stdin
-          ? {
-              write: (bytes) => {
-                if (stdin.destroyed || stdin.writableEnded) return false;
-                beforeLatest = latest;
-                latest = queueStdinWrite(stdin, bytes);
-                return true;
-              },
-              drained: () =>
-                beforeLatest === undefined || beforeLatest.taken ? undefined : beforeLatest.done,
-            }
-          : null,
-        signalGroup: signalGroupOf(pid),
-        release: () => stdin?.destroy(),
-        setOutputPaused: (paused) => {
-          for (const readable of [stdout, stderr]) {
-            if (paused) readable.pause();
-            else readable.resume();
-          }
-        },
-      });
+      child.once('exit', (code, signal) => events.exit(exitCodeOf(code, signal)));
+      resolvePromise(connectChild(child.pid as number, pipes, events));
     });
   });
+}
+
+/** Our ends of a started child's pipes, wired to `events`. */
+function connectChild(
+  pid: number,
+  pipes: StdioPipes | StdioFifos,
+  events: ChildEvents,
+): RunningChild {
+  const { stdin, stdout, stderr } = pipes.connect((stream, bytes) =>
+    forEachBlock(bytes, (block) => events.output(stream, block)),
+  );
+  let openStreams = 2;
+  const streamEnded = (): void => {
+    openStreams -= 1;
+    if (openStreams === 0) events.streamsEnded();
+  };
+  for (const readable of [stdout, stderr]) {
+    readable.on('error', () => undefined);
+    readable.once('close', streamEnded);
+  }
+  // Unlike Node's own stdin pipe, ours stays open after exit, as on the binary: a
+  // background process holding stdin still gets writes until the process is forgotten.
+  stdin?.on('error', () => undefined);
+  // The two newest writes; each flag is set when the child has taken that write (or the
+  // stream failed: Node calls back every queued write then, with an error).
+  let latest: StdinWrite | undefined;
+  let beforeLatest: StdinWrite | undefined;
+  return {
+    pid,
+    tty: false,
+    stdin: stdin
+      ? {
+          write: (bytes) => {
+            if (stdin.destroyed || stdin.writableEnded) return false;
+            beforeLatest = latest;
+            latest = queueStdinWrite(stdin, bytes);
+            return true;
+          },
+          drained: () =>
+            beforeLatest === undefined || beforeLatest.taken ? undefined : beforeLatest.done,
+        }
+      : null,
+    signalGroup: signalGroupOf(pid),
+    release: () => stdin?.destroy(),
+    setOutputPaused: (paused) => {
+      for (const readable of [stdout, stderr]) {
+        if (paused) readable.pause();
+        else readable.resume();
+      }
+    },
+  };
 }
 
 /** One write to a child's stdin: `done` resolves, and `taken` is set, once the child took it. */

@@ -22,6 +22,7 @@ const REMEMBERED_WRITE_IDS = 4096;
 /** How long an exit waits for the pipes to drain, so output written before exit gets earlier seqs. */
 const EXIT_DRAIN_GRACE_MS = 50;
 
+/** An `output` event's `chunk` is valid only during the call (a view of the read buffer). */
 export type ProcessEvent =
   | { kind: 'output'; seq: number; stream: OutputStream; chunk: Buffer }
   | { kind: 'exited'; seq: number; exitCode: number }

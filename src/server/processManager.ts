@@ -6,6 +6,7 @@
 import { describeOsError } from './osError.js';
 import { childEnvironment } from './envPolicy.js';
 import { spawnChild } from './childProcess.js';
+import type { Spawner } from './spawner.js';
 import { acquireSharedFifoStock } from './sharedFifoStock.js';
 import { cwdPath } from './hostPath.js';
 import { ProcessOutputParams } from './fastpath/notificationText.js';
@@ -68,7 +69,11 @@ export class ProcessManager {
   private outputPaused = false;
   private catchUpTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly notify: Notify) {}
+  constructor(
+    private readonly notify: Notify,
+    /** The executor's process spawner (spawner.ts); without one, children spawn directly. */
+    private readonly spawner?: Spawner,
+  ) {}
 
   async start(
     params: ProcessStartParams,
@@ -128,6 +133,7 @@ export class ProcessManager {
           tty: params.tty,
           pipeStdin: params.pipeStdin ?? false,
           fifos: this.fifos.stock,
+          spawner: this.spawner,
         },
         managed.events,
       );

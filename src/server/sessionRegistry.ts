@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../protocol/errors.js';
 import { ProcessManager } from './processManager.js';
 import { RpcFailure } from './rpcFailure.js';
+import { Spawner } from './spawner.js';
 
 export const DETACHED_SESSION_TTL_MS = 30_000;
 
@@ -21,10 +22,14 @@ export class Session {
   detachedUntil: number | undefined;
   expiryTimer: NodeJS.Timeout | undefined;
 
-  constructor(readonly id: string) {
+  constructor(
+    readonly id: string,
+    spawner?: Spawner,
+  ) {
     // Notifications are dropped while detached; the processes keep their replay buffers.
-    this.processes = new ProcessManager((method, params) =>
-      this.ownerValue?.sendNotification(method, params),
+    this.processes = new ProcessManager(
+      (method, params) => this.ownerValue?.sendNotification(method, params),
+      spawner,
     );
   }
 
@@ -63,6 +68,8 @@ function trackRegistry(registry: SessionRegistry): void {
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
+  /** Starts every session's pipe-mode children (spawner.ts); stopped with the registry. */
+  private readonly spawner = new Spawner();
 
   constructor(private readonly detachedTtlMs: number = DETACHED_SESSION_TTL_MS) {
     trackRegistry(this);
@@ -73,7 +80,7 @@ export class SessionRegistry {
   }
 
   create(owner: SessionOwner): Session {
-    const session = new Session(randomUUID());
+    const session = new Session(randomUUID(), this.spawner);
     session.attach(owner);
     this.sessions.set(session.id, session);
     return session;
@@ -119,6 +126,7 @@ export class SessionRegistry {
   /** Kills every process of every session (executor shutdown). */
   shutdown(): void {
     for (const session of [...this.sessions.values()]) this.remove(session);
+    this.spawner.stop();
     liveRegistries.delete(this);
   }
 }
