@@ -3,14 +3,15 @@
  * `head -c N /dev/zero | execrx run --url ws://… -- sh -c 'head -c N >/dev/null'`, with the CLI's
  * CPU seconds. Pairs, each run interleaved (A B A B …), medians:
  *   - requestText (client trick): the shipped CLI / one with its plain twin, shipped executor;
- *   - processWriteText (executor trick): the shipped executor / one with its plain twin;
+ *   - processWriteText, processWriteFrame (executor tricks): the shipped executor / one with
+ *     its plain twin;
  *   - binary: the shipped executor / `codex exec-server`, both with the shipped CLI;
  *   - main (with EXECRX_BENCH_BASE=/path/to/other/checkout): this checkout's CLI and executor /
  *     that checkout's built `bin/execrx.js` for both.
  * A trick stays only when it shows >= 5% (fast/plain >= 1.05 on MB/s).
  *
  * Run: `npx tsx bench/fast-paths-stdin.ts` (BENCH_MIB=256 per command, BENCH_SAMPLES=4 a side,
- * PAIRS=requestText,processWriteText,binary,main to pick pairs). Needs /usr/bin/time.
+ * PAIRS=requestText,processWriteText,processWriteFrame,binary,main to pick pairs). Needs /usr/bin/time.
  */
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -27,6 +28,7 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 4);
 const TRICKS: Record<string, string> = {
   requestText: 'rpc/fastpath/requestText',
   processWriteText: 'server/fastpath/processWriteText',
+  processWriteFrame: 'server/fastpath/processWriteFrame',
 };
 
 interface Executor {
@@ -86,7 +88,7 @@ async function compare(name: string, a: Side, b: Side): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const pairs = (process.env.PAIRS ?? 'requestText,processWriteText,binary,main')
+  const pairs = (process.env.PAIRS ?? 'requestText,processWriteText,processWriteFrame,binary,main')
     .split(',')
     .filter(Boolean);
   const load = (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
