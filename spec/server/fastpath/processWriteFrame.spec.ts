@@ -14,41 +14,10 @@ import { processWriteParams, requestText } from '../../../src/rpc/fastpath/reque
 import { parseInboundUtf8 } from '../../../src/server/fastpath/processWriteFrame.js';
 import { chunkBytes } from '../../../src/server/fastpath/processWriteText.js';
 import { parseInbound } from '../../../src/server/inboundMessage.js';
+import { alteredTexts, chunks, processWriteTexts } from '../../support/processWriteTexts.js';
 
 const PIECE = 64 * 1024;
 
-/** Strings heavy in what JSON escapes, what the matching looks for, and multi-byte characters. */
-const tricky = fc.oneof(
-  fc.string(),
-  fc.string({
-    unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u007f', 'a', '=', ',', '}', 'é', '€', '😀'),
-  }),
-);
-/** Chunks: canonical base64, url-safe, unpadded, stray characters, anything. */
-const smallChunks = fc.oneof(
-  fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('base64')),
-  fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('base64url')),
-  fc.string({
-    unit: fc.constantFrom(
-      'A',
-      'Q',
-      '+',
-      '/',
-      '=',
-      '-',
-      '_',
-      ' ',
-      '\n',
-      '\\',
-      '"',
-      'é',
-      'ÿ',
-      '\u0000',
-    ),
-  }),
-  fc.base64String(),
-  tricky,
-);
 /**
  * Chunks over one to three pieces: canonical, or with one character replaced, inserted or
  * removed anywhere (near a piece boundary more often), or cut short.
@@ -74,80 +43,6 @@ const largeChunks = fc
     const index = at % (chunk.length + 1);
     return chunk.slice(0, index) + char + chunk.slice(insert ? index : index + 1);
   });
-const ids = fc.oneof(
-  fc.nat(),
-  fc.integer(),
-  fc.constantFrom(2 ** 53, 2 ** 53 + 2, 2 ** 63, 1.5, -0, 1e21, 123456789012345, 999999999999999),
-  fc.string(),
-  fc.constant(null),
-);
-
-function texts(chunks: fc.Arbitrary<string>): fc.Arbitrary<string> {
-  const params = fc.record({ processId: tricky, chunk: chunks, writeId: tricky });
-  return fc.oneof(
-    fc
-      .tuple(ids, params)
-      .map(([id, p]) => JSON.stringify({ id, method: 'process/write', params: p })),
-    fc
-      .tuple(fc.nat(), params)
-      .map(
-        ([id, p]) =>
-          `{"id":${id},"method":"process/write","params":{"processId":"${p.processId}","chunk":"${p.chunk}","writeId":"${p.writeId}"}}`,
-      ),
-    fc
-      .tuple(ids, params, fc.jsonValue(), fc.string())
-      .map(([id, p, extra, key]) =>
-        JSON.stringify({ id, method: 'process/write', params: { ...p, [key]: extra } }),
-      ),
-    fc.tuple(ids, params).map(([id, p]) =>
-      JSON.stringify({
-        method: 'process/write',
-        id,
-        params: { chunk: p.chunk, processId: p.processId, writeId: p.writeId },
-      }),
-    ),
-    fc
-      .tuple(ids, params)
-      .map(([id, p]) => JSON.stringify({ id, method: 'process/write', params: p }, null, 1)),
-    fc
-      .tuple(ids, params)
-      .map(([id, p]) => JSON.stringify({ jsonrpc: '2.0', id, method: 'process/write', params: p })),
-    fc
-      .tuple(ids, params)
-      .map(([id, p]) => JSON.stringify({ id, method: 'process/read', params: p })),
-    fc
-      .tuple(ids, params)
-      .map(([id, p]) => JSON.stringify({ id, method: 'process/write', params: p }) + ' '),
-    fc
-      .tuple(fc.nat(), params)
-      .map(
-        ([id, p]) =>
-          `{"id":${id},"method":"process/write","params":{"processId":"${p.processId}","chunk":"${p.chunk}","writeId":"${p.writeId}","writeId":"w"}}`,
-      ),
-    fc.constantFrom(
-      '{"id":007,"method":"process/write","params":{"processId":"p","chunk":"","writeId":"w"}}',
-      '{"id":1,"method":"process/write","params":{"processId":"p","chunk":"QQ\\u003d=","writeId":"w"}}',
-      '{"id":1,"method":"process/write","params":{"processId":"p","chunk":"QQ==","writeId":"w"}}}',
-      '',
-      '{',
-    ),
-  );
-}
-
-/** A text with one character replaced, inserted or removed, or cut short. */
-function altered(source: fc.Arbitrary<string>): fc.Arbitrary<string> {
-  return fc
-    .tuple(
-      source,
-      fc.nat(),
-      fc.constantFrom('"', '\\', ' ', '\n', 'A', '=', '}', ',', '', 'x', 'é'),
-      fc.boolean(),
-    )
-    .map(([text, at, char, cut]) => {
-      const index = at % (text.length + 1);
-      return cut ? text.slice(0, index) : text.slice(0, index) + char + text.slice(index + 1);
-    });
-}
 
 /** The chunk of a process/write request that `message` is, if any. */
 function chunkOf(message: ReturnType<typeof parseInboundUtf8>): string | undefined {
@@ -174,14 +69,20 @@ describe('parseInboundUtf8 (fast path) against its plain twin', () => {
 
   it('reads the bytes of every text as its twin reads them', () => {
     fc.assert(
-      fc.property(fc.oneof(texts(smallChunks), altered(texts(smallChunks))), expectAsTwin),
+      fc.property(
+        fc.oneof(processWriteTexts(chunks), alteredTexts(processWriteTexts(chunks))),
+        expectAsTwin,
+      ),
       { numRuns: 5000 },
     );
   });
 
   it('reads texts whose chunk spans several pieces as its twin does, whatever piece is broken', () => {
     fc.assert(
-      fc.property(fc.oneof(texts(largeChunks), altered(texts(largeChunks))), expectAsTwin),
+      fc.property(
+        fc.oneof(processWriteTexts(largeChunks), alteredTexts(processWriteTexts(largeChunks))),
+        expectAsTwin,
+      ),
       {
         numRuns: 80,
       },
