@@ -1,16 +1,18 @@
 /**
  * Stdin throughput through the CLI, the figure a user sees for `process/write`: MB/s of
  * `head -c N /dev/zero | execrx run --url ws://… -- sh -c 'head -c N >/dev/null'`, with the CLI's
- * CPU seconds. Pairs, each run interleaved (A B A B …), medians:
+ * CPU seconds and the executor's (from `/proc/<pid>/stat`; the CLI is the bottleneck, so on a
+ * loaded machine the executor's CPU shows a change on its side more steadily than MB/s). Pairs, each run interleaved (A B A B …), medians:
  *   - requestText (client trick): the shipped CLI / one with its plain twin, shipped executor;
- *   - processWriteText (executor trick): the shipped executor / one with its plain twin;
+ *   - processWriteText, processWriteFrame (executor tricks): the shipped executor / one with
+ *     its plain twin;
  *   - binary: the shipped executor / `codex exec-server`, both with the shipped CLI;
  *   - main (with EXECRX_BENCH_BASE=/path/to/other/checkout): this checkout's CLI and executor /
  *     that checkout's built `bin/execrx.js` for both.
  * A trick stays only when it shows >= 5% (fast/plain >= 1.05 on MB/s).
  *
  * Run: `npx tsx bench/fast-paths-stdin.ts` (BENCH_MIB=256 per command, BENCH_SAMPLES=4 a side,
- * PAIRS=requestText,processWriteText,binary,main to pick pairs). Needs /usr/bin/time.
+ * PAIRS=requestText,processWriteText,processWriteFrame,binary,main to pick pairs). Needs /usr/bin/time.
  */
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -27,10 +29,12 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 4);
 const TRICKS: Record<string, string> = {
   requestText: 'rpc/fastpath/requestText',
   processWriteText: 'server/fastpath/processWriteText',
+  processWriteFrame: 'server/fastpath/processWriteFrame',
 };
 
 interface Executor {
   readonly url: string;
+  readonly pid?: number;
   stop(): Promise<void>;
 }
 
@@ -44,6 +48,17 @@ interface Side {
 interface Sample {
   readonly mbPerSecond: number;
   readonly cliCpuSeconds: number;
+  /** NaN when the executor's pid is unknown. */
+  readonly executorCpuSeconds: number;
+}
+
+/** User plus system CPU seconds of process `pid` so far (NaN when unknown). */
+async function cpuSeconds(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return NaN;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, fields 14 and 15 of the line (11 and 12 after the command), in clock ticks.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /**
@@ -57,14 +72,20 @@ async function runOnce(side: Side, index: number): Promise<Sample> {
     `head -c ${BYTES} /dev/zero | /usr/bin/time -f '%U %S' -o ${timeFile} ` +
     `${process.execPath} ${side.bin} run --url ${side.executor.url} -- ` +
     `sh -c 'head -c ${BYTES} >/dev/null'`;
+  const executorCpuBefore = await cpuSeconds(side.executor.pid);
   const start = performance.now();
   const child = spawn('/bin/sh', ['-c', command], { stdio: ['ignore', 'ignore', 'inherit'] });
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   const seconds = (performance.now() - start) / 1000;
   if (code !== 0) throw new Error(`${side.label}: run exited ${code}`);
+  const executorCpuSeconds = (await cpuSeconds(side.executor.pid)) - executorCpuBefore;
   const [user, system] = (await readFile(timeFile, 'utf8')).trim().split(/\s+/).map(Number);
   await rm(timeFile, { force: true });
-  return { mbPerSecond: BYTES / 1e6 / seconds, cliCpuSeconds: (user ?? 0) + (system ?? 0) };
+  return {
+    mbPerSecond: BYTES / 1e6 / seconds,
+    cliCpuSeconds: (user ?? 0) + (system ?? 0),
+    executorCpuSeconds,
+  };
 }
 
 async function compare(name: string, a: Side, b: Side): Promise<void> {
@@ -81,12 +102,13 @@ async function compare(name: string, a: Side, b: Side): Promise<void> {
     `${name.padEnd(18)} MB/s ${a.label} ${median(a, 'mbPerSecond').toFixed(1)} [${rates(a)}] ` +
       `${b.label} ${median(b, 'mbPerSecond').toFixed(1)} [${rates(b)}] ` +
       `${a.label}/${b.label} ${(median(a, 'mbPerSecond') / median(b, 'mbPerSecond')).toFixed(3)}  ` +
-      `CLI CPU s ${median(a, 'cliCpuSeconds').toFixed(2)} / ${median(b, 'cliCpuSeconds').toFixed(2)}`,
+      `CLI CPU s ${median(a, 'cliCpuSeconds').toFixed(2)} / ${median(b, 'cliCpuSeconds').toFixed(2)}  ` +
+      `executor CPU s ${median(a, 'executorCpuSeconds').toFixed(2)} / ${median(b, 'executorCpuSeconds').toFixed(2)}`,
   );
 }
 
 async function main(): Promise<void> {
-  const pairs = (process.env.PAIRS ?? 'requestText,processWriteText,binary,main')
+  const pairs = (process.env.PAIRS ?? 'requestText,processWriteText,processWriteFrame,binary,main')
     .split(',')
     .filter(Boolean);
   const load = (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');

@@ -145,6 +145,7 @@ async function startNodeServer(args: readonly string[], name: string): Promise<R
   child.stdout.resume();
   return {
     url,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

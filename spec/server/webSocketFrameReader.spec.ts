@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import {
+  TEXT_BYTES_FROM,
   WebSocketFrameReader,
   type FrameReaderLimits,
   type FrameReaderSink,
@@ -200,6 +201,74 @@ describe('WebSocketFrameReader: Text decoding', () => {
           expect(read([frame(Opcode.text, payload)])).toEqual([text(payload.toString())]);
         }
       }
+    }
+  });
+});
+
+describe('WebSocketFrameReader: large Text messages as bytes (sink textUtf8)', () => {
+  /** Records Text messages that come as bytes with `bytes: true`, their text decoded. */
+  class BytesSink extends RecordingSink {
+    readonly asBytes: boolean[] = [];
+    override text(message: string): void {
+      super.text(message);
+      this.asBytes.push(false);
+    }
+    textUtf8(utf8: Buffer): void {
+      super.text(utf8.toString());
+      this.asBytes.push(true);
+    }
+  }
+  function readAsBytes(chunks: readonly Buffer[]): { events: ReaderEvent[]; asBytes: boolean[] } {
+    const sink = new BytesSink();
+    const reader = new WebSocketFrameReader(sink);
+    for (const chunk of chunks) reader.push(Buffer.from(chunk));
+    return { events: sink.events, asBytes: sink.asBytes };
+  }
+  const below = 'a'.repeat(TEXT_BYTES_FROM - 1);
+  const ascii = 'b'.repeat(TEXT_BYTES_FROM);
+  const utf8 = 'é'.repeat(TEXT_BYTES_FROM); // two bytes each
+  const stream = Buffer.concat([
+    frame(Opcode.text, below),
+    frame(Opcode.text, ascii),
+    frame(Opcode.text, utf8),
+    frame(Opcode.text, ascii, { fin: false }),
+    frame(Opcode.ping, 'between'),
+    frame(Opcode.continuation, 'é'),
+    frame(Opcode.text, 'x', { fin: false }),
+    frame(Opcode.continuation, below),
+  ]);
+
+  it('hands over exactly the messages of TEXT_BYTES_FROM bytes or more as bytes, same text', () => {
+    const { events, asBytes } = readAsBytes([stream]);
+    expect(events).toEqual(read([stream]));
+    expect(asBytes).toEqual([false, true, true, true, true]);
+  });
+
+  it('gives the same texts however the input is split', () => {
+    const whole = read([stream]);
+    const next = random(20_261_202);
+    for (let round = 0; round < 200; round += 1) {
+      const cuts = [0, ...Array.from({ length: 3 }, () => Math.floor(next() * stream.length))];
+      cuts.sort((a, b) => a - b);
+      const chunks = cuts.map((cut, index) => stream.subarray(cut, cuts[index + 1]));
+      expect(readAsBytes(chunks).events).toEqual(whole);
+    }
+  });
+
+  it('refuses a large Text message that is not UTF-8, whole or fragmented, as before', () => {
+    const bad = Buffer.alloc(TEXT_BYTES_FROM * 2, 0x61);
+    bad[TEXT_BYTES_FROM + 3] = 0x80;
+    const refused = [{ kind: 'violation', reason: 'a Text message is not valid UTF-8' }];
+    for (const frames of [
+      [frame(Opcode.text, bad)],
+      [
+        frame(Opcode.text, bad.subarray(0, TEXT_BYTES_FROM), { fin: false }),
+        frame(Opcode.continuation, bad.subarray(TEXT_BYTES_FROM)),
+      ],
+      [frame(Opcode.text, Buffer.concat([bad.subarray(0, 10), Buffer.from([0xe2, 0x82])]))],
+    ]) {
+      expect(readAsBytes(frames).events).toEqual(refused);
+      expect(read(frames)).toEqual(refused);
     }
   });
 });

@@ -15,6 +15,8 @@ import { dirname, join } from 'node:path';
 /** A running executor reachable at `url` (`ws://127.0.0.1:PORT`). */
 export interface RunningExecServer {
   url: string;
+  /** The executor's process id, where the starter knows it (benchmarks read its CPU time). */
+  pid?: number;
   /** Kills the executor (SIGTERM, then SIGKILL) and resolves once it has exited. */
   stop(): Promise<void>;
 }
@@ -185,7 +187,7 @@ export async function startCodexExecServer(
     });
     // Keep draining stdout so the executor never blocks on a full pipe.
     child.stdout!.resume();
-    return { url, stop };
+    return { url, pid: child.pid, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Socket } from 'node:net';
 import { TextDecoder } from 'node:util';
-import { Subject, type Subscription, interval } from 'rxjs';
+import { Subject, type Subscription, interval, map } from 'rxjs';
 import { DisconnectedError, DisconnectReason } from '../protocol/errors.js';
 import type { BackpressureTransport } from './backpressure.js';
 import { smallTextFrame } from './fastpath/smallTextFrame.js';
@@ -107,8 +107,12 @@ export function acceptedWebSocket(
 class AcceptedWebSocket
   implements SplitTextTransport, BackpressureTransport, UndecodableMessageTransport, FrameReaderSink
 {
-  private readonly incoming = new Subject<string>();
-  readonly incoming$ = this.incoming.asObservable();
+  /** Texts, and large Text messages as their checked UTF-8 (FrameReaderSink `textUtf8`). */
+  private readonly incoming = new Subject<string | Buffer>();
+  readonly incomingUtf8$ = this.incoming.asObservable();
+  readonly incoming$ = this.incoming.pipe(
+    map((message) => (typeof message === 'string' ? message : message.toString())),
+  );
   private readonly reader = new WebSocketFrameReader(this);
   private readonly keepalive: Subscription | undefined;
   /** Messages sent this turn, written together once it ends. */
@@ -180,6 +184,10 @@ class AcceptedWebSocket
 
   text(message: string): void {
     if (!this.finished) this.incoming.next(message);
+  }
+
+  textUtf8(utf8: Buffer): void {
+    if (!this.finished) this.incoming.next(utf8);
   }
 
   binary(data: Buffer): void {

@@ -18,6 +18,7 @@ import { FileHandleTable } from './fileHandles.js';
 import { HttpRequests } from './httpRequests.js';
 import type { InboundMessage } from './inboundMessage.js';
 import { parseInboundText } from './fastpath/processWriteText.js';
+import { parseInboundUtf8 } from './fastpath/processWriteFrame.js';
 import { notificationText, ProcessOutputParams } from './fastpath/notificationText.js';
 import { decoderOf, handlerOf, type HandlerContext } from './methods.js';
 import { InitializeParams } from './params.js';
@@ -47,6 +48,9 @@ export interface ConnectionOptions {
 class UndecodableMessage {
   constructor(readonly detail: string) {}
 }
+
+/** One inbound message: a text, valid UTF-8 bytes (`Transport.incomingUtf8$`), or undecodable. */
+type InboundItem = string | Uint8Array | UndecodableMessage;
 
 const decodeInitializeParams = decoderOf('initialize', InitializeParams);
 
@@ -90,7 +94,8 @@ export class ConnectionProcessor implements SessionOwner {
     private readonly options: ConnectionOptions,
   ) {
     this.http = new HttpRequests((method, params) => this.sendNotification(method, params));
-    this.subscription = transport.incoming$.subscribe({
+    // A large message may come as its UTF-8 bytes (a process/write is read from them).
+    this.subscription = (transport.incomingUtf8$ ?? transport.incoming$).subscribe({
       next: (text) => this.take(text),
       error: () => void this.finish(),
       complete: () => void this.finish(),
@@ -161,7 +166,7 @@ export class ConnectionProcessor implements SessionOwner {
    * handled at once, in this turn (no promise hop), which is what keeps a synchronous
    * handler's reply latency low; otherwise it waits behind the pending work.
    */
-  private take(text: string | UndecodableMessage): void {
+  private take(text: InboundItem): void {
     if (this.queue) {
       const next = this.queue.then(() => this.handleText(text));
       this.track(next);
@@ -187,14 +192,16 @@ export class ConnectionProcessor implements SessionOwner {
   }
 
   /** Handles one text; returns a promise only when later texts must wait for it. */
-  private handleText(text: string | UndecodableMessage): Promise<void> | undefined {
+  private handleText(text: InboundItem): Promise<void> | undefined {
     if (this.closed) return;
     // Step 1 of spec §3.2: a session taken over by another connection ends this one.
     if (this.session && this.session.owner !== this) return void this.finish();
     const message: InboundMessage =
       typeof text === 'string'
         ? parseInboundText(text)
-        : { kind: 'malformed', detail: text.detail };
+        : text instanceof UndecodableMessage
+          ? { kind: 'malformed', detail: text.detail }
+          : parseInboundUtf8(text);
     switch (message.kind) {
       case 'request': {
         const handling = this.handleRequest(message.id, message.method, message.params);

@@ -9,6 +9,10 @@
  * place, and a Text message is decoded straight from the chunk. Only a frame split across
  * reads, and a fragmented message, are gathered into a buffer of their own (GrowableBuffer:
  * memory in proportion to the bytes, however small the pieces they come in).
+ *
+ * A sink that takes `textUtf8` gets a Text message of TEXT_BYTES_FROM bytes or more as its
+ * checked UTF-8 instead of a string, so that it need not decode all of it (a `process/write`
+ * is read from its bytes: fastpath/processWriteFrame.ts).
  */
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
@@ -28,10 +32,18 @@ const OPCODE_CLOSE = 0x8;
 const OPCODE_PING = 0x9;
 const OPCODE_PONG = 0xa;
 
+/** Text messages at least this long go to a sink's `textUtf8` as bytes, when it has one. */
+export const TEXT_BYTES_FROM = 16 * 1024;
+
 /** Where the reader's findings go, in the order the frames arrived. */
 export interface FrameReaderSink {
   /** A whole Text message, decoded (its UTF-8 checked). */
   text(message: string): void;
+  /**
+   * Optional: a whole Text message of TEXT_BYTES_FROM bytes or more, as valid UTF-8 (checked),
+   * instead of `text`. The reader never changes these bytes again; the sink may keep them.
+   */
+  textUtf8?(utf8: Buffer): void;
   /** A whole Binary message; `data` is only valid during the call. */
   binary(data: Buffer): void;
   /** A Ping with its payload (the caller answers with a Pong). */
@@ -127,7 +139,9 @@ export class WebSocketFrameReader {
     if (ASCII_TEXT_FROM_CHUNK && ascii && fin && opcode === OPCODE_TEXT) {
       // The common case, decoded from the chunk without a view of the payload (no `subarray`).
       // ASCII needs no UTF-8 check.
-      this.sink.text(decodeUtf8(data, start, end));
+      if (length >= TEXT_BYTES_FROM && this.sink.textUtf8 !== undefined)
+        this.sink.textUtf8(data.subarray(start, end));
+      else this.sink.text(decodeUtf8(data, start, end));
       return this.stopped ? STOPPED : header + length;
     }
     return this.take(opcode, fin, data.subarray(start, end), ascii) ? header + length : STOPPED;
@@ -193,11 +207,13 @@ export class WebSocketFrameReader {
   private deliver(opcode: number, data: Buffer, ascii: boolean): boolean {
     if (opcode === OPCODE_BINARY) {
       this.sink.binary(data);
-    } else if (ascii || isUtf8(data)) {
-      this.sink.text(decodeUtf8(data, 0, data.length));
-    } else {
+    } else if (!(ascii || isUtf8(data))) {
       this.violate('a Text message is not valid UTF-8');
       return false;
+    } else if (data.length >= TEXT_BYTES_FROM && this.sink.textUtf8 !== undefined) {
+      this.sink.textUtf8(data);
+    } else {
+      this.sink.text(decodeUtf8(data, 0, data.length));
     }
     return !this.stopped;
   }

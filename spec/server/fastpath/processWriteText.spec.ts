@@ -13,89 +13,10 @@ import {
 } from '../../../bench/plain/server/fastpath/processWriteText.js';
 import { processWriteParams, requestText } from '../../../src/rpc/fastpath/requestText.js';
 import { chunkBytes, parseInboundText } from '../../../src/server/fastpath/processWriteText.js';
+import { alteredTexts, chunks, processWriteTexts } from '../../support/processWriteTexts.js';
 
-/** Strings heavy in what JSON escapes and what the slicing looks for. */
-const tricky = fc.oneof(
-  fc.string(),
-  fc.string({
-    unit: fc.constantFrom('"', '\\', '\n', '\u0000', 'a', '=', ',', '}', 'é', '\ud800'),
-  }),
-);
-/** Chunks: canonical base64, base64 with stray characters, url-safe, unpadded, anything. */
-const chunks = fc.oneof(
-  fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('base64')),
-  fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('base64url')),
-  fc.string({
-    unit: fc.constantFrom('A', 'Q', '+', '/', '=', '-', '_', ' ', '\n', '\\', '"', 'Ł', '\u0000'),
-  }),
-  fc.base64String(),
-  tricky,
-);
-const ids = fc.oneof(
-  fc.nat(),
-  fc.integer(),
-  fc.constantFrom(2 ** 53, 2 ** 53 + 2, 2 ** 63, 1.5, -0, 1e21, 123456789012345),
-  fc.string(),
-  fc.constant(null),
-);
-const params = fc.record({ processId: tricky, chunk: chunks, writeId: tricky });
-
-/** The client's layout, and layouts that differ from it in one way. */
-const texts = fc.oneof(
-  fc
-    .tuple(ids, params)
-    .map(([id, p]) => JSON.stringify({ id, method: 'process/write', params: p })),
-  fc
-    .tuple(ids, params, fc.jsonValue(), fc.string())
-    .map(([id, p, extra, key]) =>
-      JSON.stringify({ id, method: 'process/write', params: { ...p, [key]: extra } }),
-    ),
-  fc.tuple(ids, params).map(([id, p]) =>
-    JSON.stringify({
-      method: 'process/write',
-      id,
-      params: { chunk: p.chunk, processId: p.processId, writeId: p.writeId },
-    }),
-  ),
-  fc
-    .tuple(ids, params)
-    .map(([id, p]) => JSON.stringify({ id, method: 'process/write', params: p }, null, 1)),
-  fc
-    .tuple(ids, params)
-    .map(([id, p]) => JSON.stringify({ jsonrpc: '2.0', id, method: 'process/write', params: p })),
-  fc.tuple(ids, params).map(([id, p]) => JSON.stringify({ id, method: 'process/read', params: p })),
-  fc
-    .tuple(ids, params)
-    .map(([id, p]) => JSON.stringify({ id, method: 'process/write', params: p }) + ' '),
-  fc
-    .tuple(fc.nat(), params)
-    .map(
-      ([id, p]) =>
-        `{"id":${id},"method":"process/write","params":{"processId":"${p.processId}","chunk":"${p.chunk}","writeId":"${p.writeId}","writeId":"w"}}`,
-    ),
-  fc
-    .tuple(fc.nat(), params)
-    .map(
-      ([id, p]) =>
-        `{"id":${id},"method":"process/write","params":{"processId":"${p.processId}","chunk":"${p.chunk}","writeId":"${p.writeId}"}}`,
-    ),
-  fc.constantFrom(
-    '{"id":007,"method":"process/write","params":{"processId":"p","chunk":"","writeId":"w"}}',
-  ),
-);
-
-/** A text with one character replaced, inserted or removed, or cut short. */
-const altered = fc
-  .tuple(
-    texts,
-    fc.nat(),
-    fc.constantFrom('"', '\\', ' ', '\n', 'A', '=', '}', ',', '', 'x'),
-    fc.boolean(),
-  )
-  .map(([text, at, char, cut]) => {
-    const index = at % (text.length + 1);
-    return cut ? text.slice(0, index) : text.slice(0, index) + char + text.slice(index + 1);
-  });
+const texts = processWriteTexts(chunks);
+const altered = alteredTexts(texts);
 
 describe('parseInboundText (fast path) against parseInbound (plain twin)', () => {
   afterEach(() => {

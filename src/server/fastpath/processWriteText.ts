@@ -48,7 +48,7 @@ function processWrite(text: string): InboundMessage | undefined {
   if (!plainString(processId) || !plainString(writeId)) return undefined;
   const bytes = decodedBase64(chunk);
   if (bytes === undefined) return undefined;
-  lastDecoded = { chunk, bytes };
+  keepChunkBytes(chunk, bytes);
   return { kind: 'request', id, method: 'process/write', params: { processId, chunk, writeId } };
 }
 
@@ -86,6 +86,14 @@ function decodedBase64(chunk: string): Buffer | undefined {
 
 /** The chunk read last and its bytes, until `chunkBytes` hands them out (once). */
 let lastDecoded: { chunk: string; bytes: Buffer } | undefined;
+
+/**
+ * Remembers `bytes`, which must be `Buffer.from(chunk, 'base64')`, for `chunkBytes` (also called
+ * by processWriteFrame.ts, which decodes the chunk from the message's bytes).
+ */
+export function keepChunkBytes(chunk: string, bytes: Buffer): void {
+  lastDecoded = { chunk, bytes };
+}
 
 /**
  * `Buffer.from(chunk, 'base64')`, the bytes a `process/write` hands to the child: those decoded

@@ -8,3 +8,6 @@ export function parseInboundText(text: string): InboundMessage {
 export function chunkBytes(chunk: string): Buffer {
   return Buffer.from(chunk, 'base64');
 }
+
+/** Nothing is remembered: `chunkBytes` decodes every chunk. */
+export function keepChunkBytes(_chunk: string, _bytes: Buffer): void {}
