@@ -126,6 +126,16 @@ describe('the spawner', () => {
     expect(next).not.toBe(helper);
   });
 
+  it('starts a child directly when the helper dies just before it would start it', async () => {
+    const client = await startExecutor();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const helper = await helperPid(client);
+      process.kill(helper, 'SIGKILL');
+      // Sent at once: the executor may not have seen the helper go yet.
+      expect(await run(client, ['sh', '-c', 'exit 5'])).toEqual({ output: '', exitCode: 5 });
+    }
+  });
+
   it('ends with the executor', async () => {
     const executor = await startTsExecServer();
     const client = await RawClient.connect(executor.url);

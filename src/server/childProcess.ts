@@ -11,7 +11,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { spawn as spawnPty } from '@lydell/node-pty';
 import type { FifoStock } from './fastpath/fifoStock.js';
-import type { Spawner } from './spawner.js';
+import { SpawnerLostError, type Spawner } from './spawner.js';
 import { openStdioFifos, openStdioPipes, type StdioFifos, type StdioPipes } from './stdioPipes.js';
 
 export type OutputStream = 'stdout' | 'stderr' | 'pty';
@@ -171,7 +171,8 @@ async function spawnThroughSpawner(
         failed: (error) => {
           fifos.unlink();
           fifos.closeParentEnds();
-          reject(error);
+          if (error instanceof SpawnerLostError) resolvePromise(spawnDirectly(request, events));
+          else reject(error);
         },
         exited: (code, signal) => events.exit(exitCodeOf(code, signal)),
       },

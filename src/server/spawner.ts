@@ -5,7 +5,7 @@
  * memory; the parent then takes a copy-on-write fault on every page it writes next. An
  * executor that has streamed output holds 100–300 MB, so each `process/start` would cost it
  * several milliseconds more than a small process pays (docs/performance.md, "Process start
- * from a spawner (session 10)"). The helper is a bare Node process that does nothing but spawn:
+ * from a spawner, output into one buffer (session 10)"). The helper is a bare Node process that does nothing but spawn:
  * it gets a request over its IPC channel, opens the child's ends of the FIFOs by path
  * (stdioPipes.ts), spawns the child detached, closes its copies, and reports the pid or the
  * spawn error, then the exit.
@@ -13,9 +13,9 @@
  * One helper per executor (its SessionRegistry), started by the first pipe-mode start (which,
  * like every start while the helper is not ready, spawns directly) and stopped with the
  * executor. It never keeps the executor alive, and exits when the executor's end of the
- * channel goes. If it dies, the children it started are reported as exited with -1 (unknown),
- * and the next start spawns directly and starts a new helper. Guarded by
- * spec/server/spawner.spec.ts.
+ * channel goes. If it dies, the children it started are reported as exited with -1 (unknown)
+ * once they are gone, a start it had not begun is made directly, and the next start spawns
+ * directly and starts a new helper. Guarded by spec/server/spawner.spec.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -46,10 +46,23 @@ type Reply =
   | { id: number; error: SpawnerError }
   | { id: number; exit: number | null; signal: NodeJS.Signals | null };
 
-interface Pending {
+/**
+ * The outcome of one start: `started` then `exited`, or `failed` alone. `failed` with a
+ * SpawnerLostError means the helper went before it tried (start the child another way);
+ * any other error is the spawn's own (ENOENT, EACCES, …).
+ */
+export interface Pending {
   started(pid: number): void;
   failed(error: Error): void;
   exited(code: number | null, signal: NodeJS.Signals | null): void;
+}
+
+/** The helper was gone before it tried to start the child. */
+export class SpawnerLostError extends Error {
+  constructor() {
+    super('the process spawner exited before it started the process');
+    this.name = 'SpawnerLostError';
+  }
 }
 
 /**
@@ -121,7 +134,7 @@ export class Spawner {
     const id = this.nextId++;
     this.pending.set(id, { callbacks: pending, started: false });
     this.helper!.send({ id, ...request }, (error: Error | null) => {
-      if (error && this.pending.delete(id)) pending.failed(error);
+      if (error && this.pending.delete(id)) pending.failed(new SpawnerLostError());
     });
   }
 
@@ -171,7 +184,7 @@ export class Spawner {
     this.pending.clear();
     for (const [id, { callbacks, started }] of orphans) {
       if (started) whenGone(this.pids.get(id)!, () => callbacks.exited(null, null));
-      else callbacks.failed(new Error('the process spawner exited before the process started'));
+      else callbacks.failed(new SpawnerLostError());
     }
     this.pids.clear();
   }
