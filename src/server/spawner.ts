@@ -3,12 +3,11 @@
  *
  * Node's `spawn` forks the calling process, and a fork copies the page tables of all of its
  * memory; the parent then takes a copy-on-write fault on every page it writes next. An
- * executor that has streamed output holds 100–300 MB, so each `process/start` would cost it
- * several milliseconds more than a small process pays (docs/performance.md, "Process start
- * from a spawner, output into one buffer (session 10)"). The helper is a bare Node process that does nothing but spawn:
- * it gets a request over its IPC channel, opens the child's ends of the FIFOs by path
- * (stdioPipes.ts), spawns the child detached, closes its copies, and reports the pid or the
- * spawn error, then the exit.
+ * executor grows while it streams output, so each `process/start` would cost it more than a
+ * small process pays (docs/performance.md, "Process start from a spawner, output into one
+ * buffer"). The helper is a bare Node process that does nothing but spawn: it gets a request
+ * over its IPC channel, opens the child's ends of the FIFOs by path (stdioPipes.ts), spawns
+ * the child detached, closes its copies, and reports the pid or the spawn error, then the exit.
  *
  * One helper per executor (its SessionRegistry), started by the first pipe-mode start (which,
  * like every start while the helper is not ready, spawns directly) and stopped with the
