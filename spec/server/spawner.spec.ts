@@ -4,6 +4,9 @@
  * by signal, stdin, output, spawn errors) is what a direct start gives; the helper's death and
  * the executor's stop are handled.
  */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { RunningExecServer } from '../support/codexExecServer.js';
 import { startTsExecServer } from '../support/tsExecServer.js';
@@ -105,6 +108,10 @@ describe('the spawner', () => {
       chunk: b64('through stdin\n'),
       writeId: '1',
     });
+    // The write is answered before cat has echoed it: wait (bounded) for the echo, then stop it.
+    for (let attempt = 0; attempt < 100 && outputText(client, 'cat') === ''; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await client.call('process/terminate', { processId: 'cat' });
     await client.waitClosedNotification('cat');
     expect(outputText(client, 'cat')).toBe('through stdin\n');
@@ -126,13 +133,33 @@ describe('the spawner', () => {
     expect(next).not.toBe(helper);
   });
 
-  it('starts a child directly when the helper dies just before it would start it', async () => {
+  it('never starts a child twice when the helper dies around a start', async () => {
     const client = await startExecutor();
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const helper = await helperPid(client);
-      process.kill(helper, 'SIGKILL');
-      // Sent at once: the executor may not have seen the helper go yet.
-      expect(await run(client, ['sh', '-c', 'exit 5'])).toEqual({ output: '', exitCode: 5 });
+    const directory = mkdtempSync(join(tmpdir(), 'execrx-spawner-'));
+    try {
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const helper = await helperPid(client);
+        const marks = join(directory, `runs-${attempt}`);
+        process.kill(helper, 'SIGKILL');
+        // Sent at once: the request may never reach the helper (then the start is made
+        // directly), or be in its hands when it dies (then the start fails: the child may
+        // have started). Never both.
+        const processId = `race-${attempt}`;
+        const started = await client.request(
+          'process/start',
+          startParams(processId, ['sh', '-c', `echo run >> ${marks}; exit 5`]),
+        );
+        if (started.error === undefined) {
+          await client.waitClosedNotification(processId);
+          expect(readFileSync(marks, 'utf8')).toBe('run\n');
+        } else {
+          expect(started.error.message).toContain('spawner exited while starting');
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          expect(['', 'run\n']).toContain(existsSync(marks) ? readFileSync(marks, 'utf8') : '');
+        }
+      }
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 

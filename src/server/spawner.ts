@@ -13,8 +13,9 @@
  * like every start while the helper is not ready, spawns directly) and stopped with the
  * executor. It never keeps the executor alive, and exits when the executor's end of the
  * channel goes. If it dies, the children it started are reported as exited with -1 (unknown)
- * once they are gone, a start it had not begun is made directly, and the next start spawns
- * directly and starts a new helper. Guarded by spec/server/spawner.spec.ts.
+ * once they are gone, a start that never reached it is made directly (one it had in hand
+ * fails: the child may have started), and the next start spawns directly and starts a new
+ * helper. Guarded by spec/server/spawner.spec.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -47,8 +48,9 @@ type Reply =
 
 /**
  * The outcome of one start: `started` then `exited`, or `failed` alone. `failed` with a
- * SpawnerLostError means the helper went before it tried (start the child another way);
- * any other error is the spawn's own (ENOENT, EACCES, …).
+ * SpawnerLostError means the request never reached the helper (start the child another way);
+ * any other error is the spawn's own (ENOENT, EACCES, …), or the helper died with the request
+ * in hand: then the child may have started, so it is not started again.
  */
 export interface Pending {
   started(pid: number): void;
@@ -56,10 +58,10 @@ export interface Pending {
   exited(code: number | null, signal: NodeJS.Signals | null): void;
 }
 
-/** The helper was gone before it tried to start the child. */
+/** The helper was gone before the request reached it. */
 export class SpawnerLostError extends Error {
   constructor() {
-    super('the process spawner exited before it started the process');
+    super('the process spawner exited before it got the request');
     this.name = 'SpawnerLostError';
   }
 }
@@ -183,7 +185,7 @@ export class Spawner {
     this.pending.clear();
     for (const [id, { callbacks, started }] of orphans) {
       if (started) whenGone(this.pids.get(id)!, () => callbacks.exited(null, null));
-      else callbacks.failed(new SpawnerLostError());
+      else callbacks.failed(new Error('the process spawner exited while starting the process'));
     }
     this.pids.clear();
   }
