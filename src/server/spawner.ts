@@ -108,10 +108,8 @@ export class Spawner {
   private helper: ChildProcess | undefined;
   private ready = false;
   private nextId = 1;
-  /** Requests sent, by id; `started` once the helper reported the pid. */
-  private readonly pending = new Map<number, { callbacks: Pending; started: boolean }>();
-  /** The pids of the started children whose exit is still to come, by request id. */
-  private readonly pids = new Map<number, number>();
+  /** Requests whose exit is still to come, by id; `pid` once the helper reported it. */
+  private readonly pending = new Map<number, { callbacks: Pending; pid: number | undefined }>();
   private stopped = false;
 
   /** True when starts go through the helper; else starts one, for the starts after this. */
@@ -133,7 +131,7 @@ export class Spawner {
   /** Starts a child through the helper; `exited` follows `started`, or `failed` comes alone. */
   start(request: SpawnerRequest, pending: Pending): void {
     const id = this.nextId++;
-    this.pending.set(id, { callbacks: pending, started: false });
+    this.pending.set(id, { callbacks: pending, pid: undefined });
     this.helper!.send({ id, ...request }, (error: Error | null) => {
       if (error && this.pending.delete(id)) pending.failed(new SpawnerLostError());
     });
@@ -162,13 +160,11 @@ export class Spawner {
     const entry = this.pending.get(reply.id);
     if (entry === undefined) return;
     if ('pid' in reply) {
-      entry.started = true;
-      this.pids.set(reply.id, reply.pid);
+      entry.pid = reply.pid;
       entry.callbacks.started(reply.pid);
       return;
     }
     this.pending.delete(reply.id);
-    this.pids.delete(reply.id);
     if ('error' in reply) {
       entry.callbacks.failed(Object.assign(new Error(reply.error.message), reply.error));
     } else {
@@ -181,13 +177,12 @@ export class Spawner {
     if (this.helper !== helper) return;
     this.helper = undefined;
     this.ready = false;
-    const orphans = [...this.pending];
+    const orphans = [...this.pending.values()];
     this.pending.clear();
-    for (const [id, { callbacks, started }] of orphans) {
-      if (started) whenGone(this.pids.get(id)!, () => callbacks.exited(null, null));
+    for (const { callbacks, pid } of orphans) {
+      if (pid !== undefined) whenGone(pid, () => callbacks.exited(null, null));
       else callbacks.failed(new Error('the process spawner exited while starting the process'));
     }
-    this.pids.clear();
   }
 }
 
