@@ -1,7 +1,7 @@
 /** The Node platform: `ws`, `Buffer` and `node:crypto` (the fast paths the benchmarks measure). */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import type { Platform, PlatformWebSocket } from '../platform.js';
+import type { Platform } from '../platform.js';
 import { openWebSocket } from './fastpath/webSocketClient.js';
 
 function asBuffer(bytes: Uint8Array): Buffer {

@@ -1,24 +1,437 @@
-/** TEMPORARY STUB: replaced by our own RFC 6455 client. */
-import WebSocket from 'ws';
-import type { PlatformWebSocket, WebSocketOpenOptions } from '../../platform.js';
-import { proxiedConnection } from '../webSocketProxy.js';
+/**
+ * The Node platform's client WebSocket (RFC 6455, client side) on `node:net`, `node:tls` or the
+ * proxy tunnel of ../webSocketProxy.ts: the upgrade request written straight onto the socket,
+ * frames read by ./serverFrameReader.ts. It behaves as the `ws` client it replaces — its plain
+ * twin, bench/plain/platform/node/fastpath/webSocketClient.ts — does for everything the seam
+ * (`PlatformWebSocket`) exposes: the same events in the same order, the same close codes, the
+ * same refusals of a misbehaving server (spec/platform/node/fastpath/webSocketClient.spec.ts).
+ * What it saves is Node's HTTP client and `ws`'s stream machinery on every connect and message
+ * (docs/performance.md, "Our own client WebSocket"; `npx tsx bench/fast-paths-client.ts`).
+ *
+ * Contract kept from `ws`: an error before `open` is emitted as 'error', then 'close' (1006);
+ * after `open` a socket error is not emitted, the connection closes (1006); a frame the server
+ * should not have sent is emitted as 'error', answered with a Close frame and ends reading.
+ */
+import { EventEmitter } from 'node:events';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { connect as netConnect } from 'node:net';
+import { PassThrough, type Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
+import {
+  WEBSOCKET_CLOSED,
+  WEBSOCKET_CLOSING,
+  WEBSOCKET_CONNECTING,
+  WEBSOCKET_OPEN,
+  type PlatformWebSocket,
+  type WebSocketOpenOptions,
+} from '../../platform.js';
+import { proxiedConnection, tlsConnectOptions } from '../webSocketProxy.js';
+import { FrameError, ServerFrameReader, isValidCloseCode } from './serverFrameReader.js';
 
+/** `ws`'s default limit on an inbound message. */
+const DEFAULT_MAX_PAYLOAD_BYTES = 100 * 1024 * 1024;
+/** The upgrade answer's head may take this much (Node's default `maxHeaderSize`). */
+const MAX_RESPONSE_HEAD_BYTES = 16 * 1024;
+/** At most this much of a refused upgrade's body is handed on. */
+const MAX_REFUSAL_BODY_BYTES = 64 * 1024;
+/** After our Close frame, the server has this long to close the connection (`ws`: 30 s). */
+const CLOSE_TIMEOUT_MS = 30_000;
+/** RFC 6455 §1.3. */
+const ACCEPT_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+/** Header names: RFC 7230 tokens. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+const OPCODE_TEXT = 0x1;
+const OPCODE_BINARY = 0x2;
+const OPCODE_CLOSE = 0x8;
+const OPCODE_PING = 0x9;
+const OPCODE_PONG = 0xa;
+
+type MaskInto = (
+  source: Buffer,
+  mask: Buffer,
+  output: Buffer,
+  offset: number,
+  length: number,
+) => void;
+
+/** `bufferutil`'s native mask (`ws` masks with it too), or undefined without the package. */
+const nativeMask = ((): MaskInto | undefined => {
+  try {
+    const loaded = createRequire(import.meta.url)('bufferutil') as { mask?: unknown };
+    return typeof loaded.mask === 'function' ? (loaded.mask as MaskInto) : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Masking keys come from this pool of random bytes, refilled when used up. */
+const maskPool = Buffer.allocUnsafe(8192);
+let maskPoolOffset = maskPool.length;
+
+function nextMaskKey(): Buffer {
+  if (maskPoolOffset === maskPool.length) {
+    randomFillSync(maskPool);
+    maskPoolOffset = 0;
+  }
+  maskPoolOffset += 4;
+  return maskPool.subarray(maskPoolOffset - 4, maskPoolOffset);
+}
+
+/** One masked frame (§5.2) holding `payload`: text as UTF-8, bytes as they are. */
+function maskedFrame(opcode: number, fin: boolean, payload: string | Uint8Array): Buffer {
+  const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+  const lengthBytes = length < 126 ? 0 : length < 65_536 ? 2 : 8;
+  const start = 6 + lengthBytes;
+  const frame = Buffer.allocUnsafe(start + length);
+  frame[0] = (fin ? 0x80 : 0) | opcode;
+  if (lengthBytes === 0) frame[1] = 0x80 | length;
+  else if (lengthBytes === 2) {
+    frame[1] = 0x80 | 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 0x80 | 127;
+    frame.writeUInt32BE(Math.floor(length / 0x1_0000_0000), 2);
+    frame.writeUInt32BE(length >>> 0, 6);
+  }
+  const key = nextMaskKey();
+  key.copy(frame, start - 4);
+  const source =
+    typeof payload === 'string'
+      ? (frame.write(payload, start), frame.subarray(start))
+      : Buffer.from(payload.buffer, payload.byteOffset, payload.length);
+  if (nativeMask !== undefined && length >= 32) nativeMask(source, key, frame, start, length);
+  else for (let i = 0; i < length; i++) frame[start + i] = source[i]! ^ key[i & 3]!;
+  return frame;
+}
+
+/** Opens a client WebSocket to `url` (`ws:` or `wss:`); throws on a bad URL or header. */
 export function openWebSocket(url: string, options: WebSocketOpenOptions = {}): PlatformWebSocket {
-  const socket = new WebSocket(url, {
-    headers: options.headers,
-    perMessageDeflate: false,
-    ...(options.maxPayload === undefined ? {} : { maxPayload: options.maxPayload }),
-    ...(options.tls as WebSocket.ClientOptions | undefined),
-    ...(options.proxy === undefined
-      ? {}
-      : {
-          createConnection: proxiedConnection(
-            options.proxy,
-            url.startsWith('wss:'),
-            options.tls,
-          ) as unknown as WebSocket.ClientOptions['createConnection'],
-        }),
-  });
-  // `ws`'s overloaded listener signatures are a superset of the seam's event map.
-  return socket as unknown as PlatformWebSocket;
+  return new ClientWebSocket(url, options);
+}
+
+class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
+  private state: number = WEBSOCKET_CONNECTING;
+  private socket: Duplex | undefined;
+  private readonly key = randomBytes(16).toString('base64');
+  private head: Buffer | undefined;
+  private reader: ServerFrameReader | undefined;
+  private paused = false;
+  private sendingFragments = false;
+  private closeSent = false;
+  private closeReceived = false;
+  private closeCode = 1006;
+  private closeReason: Buffer = Buffer.alloc(0);
+  private closeTimer: NodeJS.Timeout | undefined;
+  private errorEmitted = false;
+  private pendingError: Error | undefined;
+
+  constructor(url: string, options: WebSocketOpenOptions) {
+    super();
+    const target = new URL(url);
+    if (target.protocol !== 'ws:' && target.protocol !== 'wss:') {
+      throw new SyntaxError(`The URL's protocol must be "ws:" or "wss:", not "${target.protocol}"`);
+    }
+    if (target.hash !== '') throw new SyntaxError('The URL contains a fragment identifier');
+    const secure = target.protocol === 'wss:';
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    const port = target.port === '' ? (secure ? 443 : 80) : Number(target.port);
+    const request = this.upgradeRequest(target, options.headers ?? {});
+    const maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD_BYTES;
+    this.reader = new ServerFrameReader(maxPayload, this.frames, () => !this.paused);
+    if (options.proxy !== undefined) {
+      proxiedConnection(
+        options.proxy,
+        secure,
+        options.tls,
+      )({ host, port }, (error, socket) => {
+        if (socket !== undefined && this.state !== WEBSOCKET_CONNECTING) socket.destroy();
+        else if (error) this.failOpening(error);
+        else if (socket !== undefined) this.attach(socket, request);
+      });
+      return;
+    }
+    const socket = secure
+      ? tlsConnect({ host, port, ...tlsConnectOptions(host, options.tls) })
+      : netConnect({ host, port });
+    socket.setNoDelay(true);
+    this.attach(socket, request);
+  }
+
+  get readyState(): number {
+    return this.state;
+  }
+
+  send(
+    data: string | Uint8Array,
+    options: { binary?: boolean; fin?: boolean } = {},
+    callback?: (error?: Error) => void,
+  ): void {
+    if (this.state === WEBSOCKET_CONNECTING) {
+      throw new Error('WebSocket is not open: readyState 0 (CONNECTING)');
+    }
+    if (this.state !== WEBSOCKET_OPEN) {
+      if (callback) process.nextTick(callback, new Error('WebSocket is not open'));
+      return;
+    }
+    const binary = options.binary ?? typeof data !== 'string';
+    const fin = options.fin ?? true;
+    const opcode = this.sendingFragments ? 0 : binary ? OPCODE_BINARY : OPCODE_TEXT;
+    this.sendingFragments = !fin;
+    // The stream's callback gets null on success, which the seam's `callback()` allows.
+    this.socket!.write(maskedFrame(opcode, fin, data), callback as (error?: Error | null) => void);
+  }
+
+  ping(): void {
+    if (this.state === WEBSOCKET_OPEN) this.socket!.write(maskedFrame(OPCODE_PING, true, ''));
+  }
+
+  close(code?: number, reason = ''): void {
+    if (this.state === WEBSOCKET_CLOSED) return;
+    if (this.state === WEBSOCKET_CONNECTING) {
+      this.failOpening(new Error('WebSocket was closed before the connection was established'));
+      return;
+    }
+    if (code !== undefined && !isValidCloseCode(code)) {
+      throw new TypeError(`invalid WebSocket close code ${code}`);
+    }
+    if (this.state === WEBSOCKET_OPEN) {
+      this.state = WEBSOCKET_CLOSING;
+      this.sendClose(code, reason);
+    }
+    if (this.closeReceived) this.socket?.end();
+  }
+
+  terminate(): void {
+    if (this.state === WEBSOCKET_CLOSED) return;
+    if (this.state === WEBSOCKET_CONNECTING) {
+      this.failOpening(new Error('WebSocket was closed before the connection was established'));
+      return;
+    }
+    this.state = WEBSOCKET_CLOSING;
+    this.socket?.destroy();
+  }
+
+  pause(): void {
+    if (this.state === WEBSOCKET_CONNECTING || this.state === WEBSOCKET_CLOSED) return;
+    this.paused = true;
+    this.socket?.pause();
+  }
+
+  resume(): void {
+    if (this.state === WEBSOCKET_CONNECTING || this.state === WEBSOCKET_CLOSED) return;
+    this.paused = false;
+    this.socket?.resume();
+    this.readFrames(undefined);
+  }
+
+  /** The GET request that asks for the upgrade (§4.1); throws on a header Node would refuse. */
+  private upgradeRequest(target: URL, headers: Record<string, string>): string {
+    let text =
+      `GET ${target.pathname || '/'}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n` +
+      `Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n` +
+      `Sec-WebSocket-Key: ${this.key}\r\n`;
+    for (const [name, value] of Object.entries(headers)) {
+      if (!TOKEN.test(name)) throw new TypeError(`invalid HTTP header name \`${name}\``);
+      if (/[\r\n\0]/.test(String(value))) {
+        throw new TypeError(`invalid character in the value of HTTP header \`${name}\``);
+      }
+      text += `${name}: ${value}\r\n`;
+    }
+    return `${text}\r\n`;
+  }
+
+  private attach(socket: Duplex, request: string): void {
+    this.socket = socket;
+    socket.on('data', (chunk: Buffer) => {
+      if (this.state === WEBSOCKET_CONNECTING) this.readHead(chunk);
+      else this.readFrames(chunk);
+    });
+    socket.on('error', (error: Error) => {
+      if (this.state === WEBSOCKET_CONNECTING) this.failOpening(error);
+      else socket.destroy(); // `ws` does not report a socket error once open: 'close' 1006 follows
+    });
+    socket.on('end', () => {
+      if (this.state === WEBSOCKET_OPEN) this.state = WEBSOCKET_CLOSING;
+      // (Still connecting: `closed` reports the missing answer.)
+      this.reader?.end();
+      socket.end();
+    });
+    socket.on('close', () => this.closed());
+    socket.write(request);
+  }
+
+  /** Gathers the answer to the upgrade request until its head is whole, then judges it. */
+  private readHead(chunk: Buffer): void {
+    const head = this.head === undefined ? chunk : Buffer.concat([this.head, chunk]);
+    const end = head.indexOf('\r\n\r\n');
+    if (end < 0) {
+      if (head.length > MAX_RESPONSE_HEAD_BYTES) {
+        this.failOpening(
+          new Error(`the upgrade answer's head is over ${MAX_RESPONSE_HEAD_BYTES} bytes`),
+        );
+      } else this.head = head;
+      return;
+    }
+    this.head = undefined;
+    const [statusLine = '', ...lines] = head.subarray(0, end).toString('latin1').split('\r\n');
+    const fields = new Map<string, string>();
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      if (colon > 0)
+        fields.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    }
+    const rest = head.subarray(end + 4);
+    const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1];
+    if (status !== '101') {
+      this.refused(status === undefined ? 0 : Number(status), fields, rest);
+      return;
+    }
+    const accept = createHash('sha1')
+      .update(this.key + ACCEPT_GUID)
+      .digest('base64');
+    const problem =
+      fields.get('upgrade')?.toLowerCase() !== 'websocket'
+        ? 'Invalid Upgrade header'
+        : fields.get('sec-websocket-accept') !== accept
+          ? 'Invalid Sec-WebSocket-Accept header'
+          : fields.has('sec-websocket-protocol')
+            ? 'Server sent a subprotocol but none was requested'
+            : fields.has('sec-websocket-extensions')
+              ? 'Server indicated an extension that was not requested'
+              : undefined;
+    if (problem !== undefined) {
+      this.failOpening(new Error(problem));
+      return;
+    }
+    this.state = WEBSOCKET_OPEN;
+    this.emit('open');
+    if (rest.length > 0 && this.state === WEBSOCKET_OPEN) this.readFrames(rest);
+  }
+
+  /**
+   * The upgrade was answered with another status: 'unexpected-response' with the answer's
+   * body (at most MAX_REFUSAL_BODY_BYTES, up to its Content-Length or the connection's end),
+   * or, when nobody listens, an error as `ws` reports it.
+   */
+  private refused(statusCode: number, fields: Map<string, string>, rest: Buffer): void {
+    const socket = this.socket!;
+    if (this.listenerCount('unexpected-response') === 0) {
+      this.failOpening(new Error(`Unexpected server response: ${statusCode}`));
+      return;
+    }
+    socket.removeAllListeners('data');
+    const declared = Number(fields.get('content-length') ?? NaN);
+    const limit = Number.isSafeInteger(declared)
+      ? Math.min(declared, MAX_REFUSAL_BODY_BYTES)
+      : MAX_REFUSAL_BODY_BYTES;
+    const body = Object.assign(new PassThrough(), { statusCode });
+    let received = 0;
+    const take = (chunk: Buffer): void => {
+      if (received >= limit) return;
+      const part = chunk.subarray(0, limit - received);
+      received += part.length;
+      body.write(part);
+      if (received >= limit && !body.writableEnded) body.end();
+    };
+    socket.on('data', take);
+    socket.on('close', () => {
+      if (!body.writableEnded) body.end();
+    });
+    this.emit('unexpected-response', undefined, body);
+    take(rest);
+    if (limit === 0) body.end();
+  }
+
+  /** Feeds the frame reader; a protocol violation fails the connection (1002, 1007, 1009). */
+  private readFrames(chunk: Buffer | undefined): void {
+    try {
+      if (chunk === undefined) this.reader?.read();
+      else this.reader?.push(chunk);
+    } catch (error) {
+      if (!(error instanceof FrameError)) throw error;
+      this.socket?.removeAllListeners('data');
+      if (this.state === WEBSOCKET_OPEN) {
+        this.state = WEBSOCKET_CLOSING;
+        this.sendClose(error.closeCode, '');
+      }
+      this.emitError(error);
+    }
+  }
+
+  private readonly frames = {
+    message: (data: Buffer, isBinary: boolean): void => {
+      this.emit('message', data, isBinary);
+    },
+    ping: (payload: Buffer): void => {
+      if (this.state === WEBSOCKET_OPEN)
+        this.socket!.write(maskedFrame(OPCODE_PONG, true, payload));
+    },
+    pong: (): void => {
+      this.emit('pong');
+    },
+    close: (code: number, reason: Buffer): void => {
+      this.closeReceived = true;
+      this.closeCode = code;
+      this.closeReason = reason;
+      if (this.state === WEBSOCKET_OPEN) {
+        this.state = WEBSOCKET_CLOSING;
+        this.sendClose(code === 1005 ? undefined : code, reason);
+      }
+      this.socket?.end();
+    },
+  };
+
+  private sendClose(code: number | undefined, reason: string | Buffer): void {
+    if (this.closeSent) return;
+    this.closeSent = true;
+    const reasonBytes = typeof reason === 'string' ? Buffer.from(reason) : reason;
+    let payload = Buffer.alloc(0);
+    if (code !== undefined) {
+      payload = Buffer.allocUnsafe(2 + reasonBytes.length);
+      payload.writeUInt16BE(code, 0);
+      reasonBytes.copy(payload, 2);
+    }
+    this.socket!.write(maskedFrame(OPCODE_CLOSE, true, payload));
+    this.closeTimer = setTimeout(() => this.socket?.destroy(), CLOSE_TIMEOUT_MS);
+  }
+
+  /**
+   * An attempt that ends before `open`: 'error' (on the next tick, as `ws` does, so a caller
+   * of `close()` or `terminate()` never sees it synchronously), then 'close' 1006.
+   */
+  private failOpening(error: Error): void {
+    if (this.state !== WEBSOCKET_CONNECTING) return;
+    this.state = WEBSOCKET_CLOSING;
+    this.pendingError = error;
+    process.nextTick(() => this.flushError());
+    if (this.socket === undefined) process.nextTick(() => this.closed());
+    else this.socket.destroy();
+  }
+
+  private flushError(): void {
+    const error = this.pendingError;
+    if (error === undefined) return;
+    this.pendingError = undefined;
+    this.emitError(error);
+  }
+
+  private emitError(error: Error): void {
+    if (this.errorEmitted) return;
+    this.errorEmitted = true;
+    this.emit('error', error);
+  }
+
+  private closed(): void {
+    if (this.state === WEBSOCKET_CLOSED) return;
+    if (this.state === WEBSOCKET_CONNECTING) {
+      this.pendingError = new Error('the connection closed before the server answered the upgrade');
+    }
+    this.flushError();
+    this.state = WEBSOCKET_CLOSED;
+    clearTimeout(this.closeTimer);
+    this.reader?.end();
+    this.emit('close', this.closeCode, this.closeReason);
+  }
 }
