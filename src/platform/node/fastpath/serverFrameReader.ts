@@ -78,30 +78,22 @@ export class ServerFrameReader {
   private fragments: Buffer[] = [];
   private messageBytes = 0;
 
-  /**
-   * `maxPayload`: the largest message accepted (0: no limit). `proceed` is asked before each
-   * frame: false leaves the rest buffered until the next `read` (pause, or the socket ended).
-   */
+  /** `maxPayload`: the largest message accepted (0: no limit). */
   constructor(
     private readonly maxPayload: number,
     private readonly sink: ServerFrameSink,
-    private readonly proceed: () => boolean,
   ) {}
 
   /** Adds `chunk` and reads every frame it completes; throws FrameError on a violation. */
   push(chunk: Buffer): void {
-    if (this.step.kind === 'ended') return;
-    if (chunk.length > 0) {
+    if (chunk.length > 0 && this.step.kind !== 'ended') {
       this.chunks.push(chunk);
       this.buffered += chunk.length;
     }
-    this.read();
-  }
-
-  /** Reads the frames already buffered (after a pause). */
-  read(): void {
-    while (this.step.kind !== 'ended' && this.proceed()) {
-      const step = this.step;
+    for (;;) {
+      // Re-read each time round: a frame may end reading (a Close frame, a violation).
+      const step: Step = this.step;
+      if (step.kind === 'ended') return;
       if (step.kind === 'header') {
         if (this.buffered < 2) return;
         this.header(this.take(2));

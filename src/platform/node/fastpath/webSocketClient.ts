@@ -15,7 +15,7 @@
 import { EventEmitter } from 'node:events';
 import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { connect as netConnect } from 'node:net';
+import { connect as netConnect, type Socket } from 'node:net';
 import { PassThrough, type Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import {
@@ -117,7 +117,6 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
   private readonly key = randomBytes(16).toString('base64');
   private head: Buffer | undefined;
   private reader: ServerFrameReader | undefined;
-  private paused = false;
   private sendingFragments = false;
   private closeSent = false;
   private closeReceived = false;
@@ -139,7 +138,7 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
     const port = target.port === '' ? (secure ? 443 : 80) : Number(target.port);
     const request = this.upgradeRequest(target, options.headers ?? {});
     const maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD_BYTES;
-    this.reader = new ServerFrameReader(maxPayload, this.frames, () => !this.paused);
+    this.reader = new ServerFrameReader(maxPayload, this.frames);
     if (options.proxy !== undefined) {
       proxiedConnection(
         options.proxy,
@@ -155,7 +154,6 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
     const socket = secure
       ? tlsConnect({ host, port, ...tlsConnectOptions(host, options.tls) })
       : netConnect({ host, port });
-    socket.setNoDelay(true);
     this.attach(socket, request);
   }
 
@@ -213,17 +211,15 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
     this.socket?.destroy();
   }
 
+  /** Stops reading the socket (TCP then pushes back); frames already read still arrive. */
   pause(): void {
     if (this.state === WEBSOCKET_CONNECTING || this.state === WEBSOCKET_CLOSED) return;
-    this.paused = true;
     this.socket?.pause();
   }
 
   resume(): void {
     if (this.state === WEBSOCKET_CONNECTING || this.state === WEBSOCKET_CLOSED) return;
-    this.paused = false;
     this.socket?.resume();
-    this.readFrames(undefined);
   }
 
   /** The GET request that asks for the upgrade (§4.1); throws on a header Node would refuse. */
@@ -244,6 +240,7 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
 
   private attach(socket: Duplex, request: string): void {
     this.socket = socket;
+    (socket as Partial<Socket>).setNoDelay?.(true);
     socket.on('data', (chunk: Buffer) => {
       if (this.state === WEBSOCKET_CONNECTING) this.readHead(chunk);
       else this.readFrames(chunk);
@@ -345,10 +342,9 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
   }
 
   /** Feeds the frame reader; a protocol violation fails the connection (1002, 1007, 1009). */
-  private readFrames(chunk: Buffer | undefined): void {
+  private readFrames(chunk: Buffer): void {
     try {
-      if (chunk === undefined) this.reader?.read();
-      else this.reader?.push(chunk);
+      this.reader?.push(chunk);
     } catch (error) {
       if (!(error instanceof FrameError)) throw error;
       this.socket?.removeAllListeners('data');
