@@ -11,13 +11,14 @@
  * Guarded by spec/platform/node/fastpath/webSocketClient.spec.ts.
  */
 import { isUtf8 } from 'node:buffer';
-
-const OPCODE_CONTINUATION = 0x0;
-const OPCODE_TEXT = 0x1;
-const OPCODE_BINARY = 0x2;
-const OPCODE_CLOSE = 0x8;
-const OPCODE_PING = 0x9;
-const OPCODE_PONG = 0xa;
+import {
+  OPCODE_CONTINUATION,
+  OPCODE_TEXT,
+  OPCODE_BINARY,
+  OPCODE_CLOSE,
+  OPCODE_PING,
+  OPCODE_PONG,
+} from '../../webSocketOpcodes.js';
 
 /** The close code of a Close frame without one (RFC 6455 §7.1.5). */
 export const CLOSE_NO_STATUS = 1005;

@@ -28,6 +28,13 @@ import {
 } from '../../platform.js';
 import { proxiedConnection, tlsConnectOptions } from '../webSocketProxy.js';
 import { FrameError, ServerFrameReader, isValidCloseCode } from './serverFrameReader.js';
+import {
+  OPCODE_TEXT,
+  OPCODE_BINARY,
+  OPCODE_CLOSE,
+  OPCODE_PING,
+  OPCODE_PONG,
+} from '../../webSocketOpcodes.js';
 
 /** `ws`'s default limit on an inbound message. */
 const DEFAULT_MAX_PAYLOAD_BYTES = 100 * 1024 * 1024;
@@ -41,12 +48,6 @@ const CLOSE_TIMEOUT_MS = 30_000;
 const ACCEPT_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 /** Header names: RFC 7230 tokens. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-const OPCODE_TEXT = 0x1;
-const OPCODE_BINARY = 0x2;
-const OPCODE_CLOSE = 0x8;
-const OPCODE_PING = 0x9;
-const OPCODE_PONG = 0xa;
 
 type MaskInto = (
   source: Buffer,
