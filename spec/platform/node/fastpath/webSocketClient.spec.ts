@@ -10,6 +10,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { openWebSocket as plainOpen } from '../../../../bench/plain/platform/node/fastpath/webSocketClient.js';
@@ -21,6 +22,8 @@ import type {
   WebSocketOpenOptions,
 } from '../../../../src/platform/platform.js';
 import { startCodexExecServer, type RunningExecServer } from '../../../support/codexExecServer.js';
+import { startConnectProxy } from '../../../support/connectProxy.js';
+import { selfSignedCertificate } from '../../../support/selfSignedCertificate.js';
 import {
   closeFrame,
   frame,
@@ -45,7 +48,9 @@ afterEach(async () => {
 });
 
 let codex: RunningExecServer;
+let tls: { cert: Buffer; key: Buffer };
 beforeAll(async () => {
+  tls = selfSignedCertificate();
   codex = await startCodexExecServer();
 }, 30_000);
 afterAll(() => codex?.stop());
@@ -146,24 +151,29 @@ const echo = (socket: WebSocket): void =>
     socket.send(bytesOf(data as WebSocketData), { binary: isBinary }),
   );
 
-/** A `ws` server on 127.0.0.1:0; `onConnection` (default: echo every message) runs at once. */
-async function startWsServer(onConnection: (socket: WebSocket) => void = echo): Promise<WsServer> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+/** A `ws` server on 127.0.0.1:0 (`wss://` with the self-signed certificate when `secure`). */
+async function startWsServer(
+  onConnection: (socket: WebSocket) => void = echo,
+  secure = false,
+): Promise<WsServer> {
+  const https = secure ? createHttpsServer(tls) : undefined;
+  const wss = new WebSocketServer(https ? { server: https } : { host: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) =>
+    https ? https.listen(0, '127.0.0.1', resolve) : wss.once('listening', () => resolve()),
+  );
   const accepted: Array<{ socket: WebSocket; request: IncomingMessage }> = [];
   wss.on('connection', (socket, request) => {
     accepted.push({ socket, request });
     onConnection(socket);
   });
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        wss.clients.forEach((client) => client.terminate());
-        wss.close(() => resolve());
-      }),
-  );
+  cleanups.push(async () => {
+    wss.clients.forEach((client) => client.terminate());
+    await new Promise((resolve) => wss.close(resolve));
+    if (https) await new Promise((resolve) => https.close(resolve));
+  });
+  const { port } = (https ?? wss).address() as AddressInfo;
   return {
-    url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    url: `${secure ? 'wss' : 'ws'}://127.0.0.1:${port}`,
     nextSocket: async () => {
       for (let waited = 0; accepted.length === 0; waited += 10) {
         if (waited > WAIT_MS) throw new Error('no connection reached the ws server');
@@ -172,6 +182,19 @@ async function startWsServer(onConnection: (socket: WebSocket) => void = echo): 
       return accepted.shift()!;
     },
   };
+}
+
+/** Opens `url`, sends one text and resolves with the trace once its echo came back. */
+async function echoTrace(
+  open: Open,
+  url: string,
+  options?: WebSocketOpenOptions,
+): Promise<string[]> {
+  const rec = record(open(url, options));
+  await rec.until('open');
+  rec.socket.send('over the tunnel');
+  await rec.until('text');
+  return rec.trace;
 }
 
 /** The server side's close code and reason, once its socket closed. */
@@ -667,6 +690,49 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       });
       const rec = record(open(server.url));
       expect(await rec.ended()).toEqual(['open@1', 'close 1006 ""@3']);
+    });
+  });
+
+  describe('over TLS and through an HTTP proxy', () => {
+    it('wss:// trusts the certificate given as tls.ca; without it: error naming it, close 1006', async () => {
+      const server = await startWsServer(echo, true);
+      expect(await echoTrace(open, server.url, { tls: { ca: tls.cert } })).toEqual([
+        'open@1',
+        'text "over the tunnel"',
+      ]);
+      const rec = record(open(server.url));
+      expect(await rec.ended()).toEqual(['error@2', 'close 1006 ""@3']);
+      expect(rec.errors[0]!.message).toMatch(/self[- ]signed certificate/);
+    });
+
+    it('tunnels ws:// and wss:// through CONNECT, with credentials from the proxy URL', async () => {
+      const proxy = await startConnectProxy();
+      cleanups.push(() => proxy.close());
+      const plain = await startWsServer();
+      const secure = await startWsServer(echo, true);
+      const proxyUrl = proxy.url.replace('http://', 'http://user:p%40ss@');
+      expect(await echoTrace(open, plain.url, { proxy: proxyUrl })).toEqual([
+        'open@1',
+        'text "over the tunnel"',
+      ]);
+      expect(
+        await echoTrace(open, secure.url, { proxy: proxy.url, tls: { ca: tls.cert } }),
+      ).toEqual(['open@1', 'text "over the tunnel"']);
+      expect(proxy.connects).toEqual([
+        {
+          target: plain.url.slice('ws://'.length),
+          auth: `Basic ${Buffer.from('user:p@ss').toString('base64')}`,
+        },
+        { target: secure.url.slice('wss://'.length), auth: undefined },
+      ]);
+    });
+
+    it('a proxy refusing CONNECT: error naming the status, close 1006', async () => {
+      const proxy = await startConnectProxy(407);
+      cleanups.push(() => proxy.close());
+      const rec = record(open('ws://127.0.0.1:1', { proxy: proxy.url }));
+      expect(await rec.ended()).toEqual(['error@2', 'close 1006 ""@3']);
+      expect(rec.errors[0]!.message).toMatch(/refused CONNECT 127\.0\.0\.1:1: HTTP 407/);
     });
   });
 
