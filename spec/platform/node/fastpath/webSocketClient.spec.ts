@@ -1,29 +1,19 @@
 /**
  * fastpath/webSocketClient.ts (our own RFC 6455 client) against its plain twin
  * (bench/plain/platform/node/fastpath/webSocketClient.ts, the `ws` package): every scenario runs
- * against both and asserts the same event trace — against a `ws` server, against a raw TCP
- * server scripting the bytes (spec/support/rawWebSocketServer.ts), and against the real
- * `codex exec-server`. A trace entry is `event@readyState` (`open@1`, `error@2`,
- * `close 1000 "reason"@3`, `unexpected-response 401@0`), a message `text "…"` / `binary 3B`, or
- * `pong`. Error texts may differ; both must name the cause (the regular expressions below).
+ * against both and asserts the same event trace (spec/support/webSocketTrace.ts) — against a
+ * `ws` server, against a raw TCP server scripting the bytes (spec/support/rawWebSocketServer.ts),
+ * over TLS and a CONNECT proxy, and against the real `codex exec-server`. Error texts may differ;
+ * both must name the cause (the regular expressions below).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import WebSocket, { WebSocketServer } from 'ws';
+import type WebSocket from 'ws';
 import { openWebSocket as plainOpen } from '../../../../bench/plain/platform/node/fastpath/webSocketClient.js';
 import { openWebSocket as fastOpen } from '../../../../src/platform/node/fastpath/webSocketClient.js';
-import type {
-  PlatformWebSocket,
-  RefusedUpgrade,
-  WebSocketData,
-  WebSocketOpenOptions,
-} from '../../../../src/platform/platform.js';
+import type { PlatformWebSocket, WebSocketOpenOptions } from '../../../../src/platform/platform.js';
 import { startCodexExecServer, type RunningExecServer } from '../../../support/codexExecServer.js';
 import { startConnectProxy } from '../../../support/connectProxy.js';
-import { selfSignedCertificate } from '../../../support/selfSignedCertificate.js';
 import {
   closeFrame,
   frame,
@@ -31,6 +21,15 @@ import {
   startRawServer,
   type RawConnection,
 } from '../../../support/rawWebSocketServer.js';
+import { selfSignedCertificate } from '../../../support/selfSignedCertificate.js';
+import {
+  delay,
+  echo,
+  recordWebSocket,
+  serverClose,
+  startWsServer as startServer,
+  WAIT_MS,
+} from '../../../support/webSocketTrace.js';
 
 type Open = (url: string, options?: WebSocketOpenOptions) => PlatformWebSocket;
 
@@ -38,9 +37,6 @@ const IMPLEMENTATIONS: Array<[string, Open]> = [
   ['ws twin', plainOpen],
   ['own client', fastOpen],
 ];
-
-/** Every wait in this file is bounded by this. */
-const WAIT_MS = 5_000;
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -55,157 +51,15 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => codex?.stop());
 
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function bytesOf(data: WebSocketData): Buffer {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data);
-}
-
-interface Recording {
-  readonly socket: PlatformWebSocket;
-  readonly trace: string[];
-  readonly errors: Error[];
-  readonly messages: Array<{ bytes: Buffer; isBinary: boolean }>;
-  readonly refused: RefusedUpgrade[];
-  /** Waits until an entry starting with `prefix` is in the trace. */
-  until(prefix: string): Promise<void>;
-  /** Waits for `close`, then a moment more (nothing may follow it), and returns the trace. */
-  ended(): Promise<string[]>;
-}
-
-function record(socket: PlatformWebSocket): Recording {
-  const trace: string[] = [];
-  const errors: Error[] = [];
-  const messages: Array<{ bytes: Buffer; isBinary: boolean }> = [];
-  const refused: RefusedUpgrade[] = [];
-  const wakers = new Set<() => void>();
-  const push = (entry: string): void => {
-    trace.push(entry);
-    wakers.forEach((wake) => wake());
-  };
-  socket.on('open', () => push(`open@${socket.readyState}`));
-  socket.on('message', (data, isBinary) => {
-    const bytes = bytesOf(data);
-    messages.push({ bytes, isBinary });
-    const shown =
-      !isBinary && bytes.length <= 40 ? JSON.stringify(bytes.toString('utf8')) : `${bytes.length}B`;
-    push(`${isBinary ? 'binary' : 'text'} ${shown}`);
-  });
-  socket.on('close', (code, reason) =>
-    push(
-      `close ${code} ${JSON.stringify(Buffer.from(reason).toString('utf8'))}@${socket.readyState}`,
-    ),
-  );
-  socket.on('error', (error) => {
-    errors.push(error);
-    push(`error@${socket.readyState}`);
-  });
-  socket.on('pong', () => push('pong'));
-  socket.on('unexpected-response', (_request, response) => {
-    refused.push(response);
-    push(`unexpected-response ${response.statusCode}@${socket.readyState}`);
-  });
+function record(socket: PlatformWebSocket, options?: { refusals?: boolean }) {
   cleanups.push(() => socket.terminate());
-  const until = (prefix: string): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (!trace.some((entry) => entry.startsWith(prefix))) return;
-        finish();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`no \`${prefix}\` within ${WAIT_MS} ms; trace: ${trace.join(', ')}`));
-      }, WAIT_MS);
-      const finish = (): void => {
-        clearTimeout(timer);
-        wakers.delete(check);
-      };
-      wakers.add(check);
-      check();
-    });
-  return {
-    socket,
-    trace,
-    errors,
-    messages,
-    refused,
-    until,
-    ended: async () => {
-      await until('close');
-      await delay(50);
-      return trace;
-    },
-  };
+  return recordWebSocket(socket, options);
 }
 
-interface WsServer {
-  url: string;
-  nextSocket(): Promise<{ socket: WebSocket; request: IncomingMessage }>;
-}
-
-const echo = (socket: WebSocket): void =>
-  void socket.on('message', (data, isBinary) =>
-    socket.send(bytesOf(data as WebSocketData), { binary: isBinary }),
-  );
-
-/** A `ws` server on 127.0.0.1:0 (`wss://` with the self-signed certificate when `secure`). */
-async function startWsServer(
-  onConnection: (socket: WebSocket) => void = echo,
-  secure = false,
-): Promise<WsServer> {
-  const https = secure ? createHttpsServer(tls) : undefined;
-  const wss = new WebSocketServer(https ? { server: https } : { host: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) =>
-    https ? https.listen(0, '127.0.0.1', resolve) : wss.once('listening', () => resolve()),
-  );
-  const accepted: Array<{ socket: WebSocket; request: IncomingMessage }> = [];
-  wss.on('connection', (socket, request) => {
-    accepted.push({ socket, request });
-    onConnection(socket);
-  });
-  cleanups.push(async () => {
-    wss.clients.forEach((client) => client.terminate());
-    await new Promise((resolve) => wss.close(resolve));
-    if (https) await new Promise((resolve) => https.close(resolve));
-  });
-  const { port } = (https ?? wss).address() as AddressInfo;
-  return {
-    url: `${secure ? 'wss' : 'ws'}://127.0.0.1:${port}`,
-    nextSocket: async () => {
-      for (let waited = 0; accepted.length === 0; waited += 10) {
-        if (waited > WAIT_MS) throw new Error('no connection reached the ws server');
-        await delay(10);
-      }
-      return accepted.shift()!;
-    },
-  };
-}
-
-/** Opens `url`, sends one text and resolves with the trace once its echo came back. */
-async function echoTrace(
-  open: Open,
-  url: string,
-  options?: WebSocketOpenOptions,
-): Promise<string[]> {
-  const rec = record(open(url, options));
-  await rec.until('open');
-  rec.socket.send('over the tunnel');
-  await rec.until('text');
-  return rec.trace;
-}
-
-/** The server side's close code and reason, once its socket closed. */
-function serverClose(socket: WebSocket): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the server socket did not close')), WAIT_MS);
-    socket.once('close', (code, reason) => {
-      clearTimeout(timer);
-      resolve(`${code} ${JSON.stringify(reason.toString())}`);
-    });
-  });
+async function startWsServer(onConnection?: (socket: WebSocket) => void, secure = false) {
+  const server = await startServer(onConnection, secure ? tls : undefined);
+  cleanups.push(() => server.close());
+  return server;
 }
 
 async function rawServer(script: (connection: RawConnection) => void | Promise<void>) {
@@ -214,12 +68,19 @@ async function rawServer(script: (connection: RawConnection) => void | Promise<v
   return server;
 }
 
-/** Writes `bytes` in pieces of `sizes` (the last size repeats), one write per macrotask. */
-async function dribble(connection: RawConnection, bytes: Buffer, sizes: number[]): Promise<void> {
-  for (let offset = 0, i = 0; offset < bytes.length; i++) {
-    const size = sizes[Math.min(i, sizes.length - 1)]!;
+/** Opens `url`, sends one text and resolves with the trace once its echo came back. */
+async function echoTrace(open: Open, url: string, options?: WebSocketOpenOptions) {
+  const rec = record(open(url, options));
+  await rec.until('open');
+  rec.socket.send('over the tunnel');
+  await rec.until('text');
+  return rec.trace;
+}
+
+/** Writes `bytes` in pieces of `size`, one write per macrotask. */
+async function dribble(connection: RawConnection, bytes: Buffer, size: number): Promise<void> {
+  for (let offset = 0; offset < bytes.length; offset += size) {
     connection.socket.write(bytes.subarray(offset, offset + size));
-    offset += size;
     await delay(1);
   }
 }
@@ -247,8 +108,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
           callbacks.push(error ?? null),
         );
       }
-      for (let waited = 0; rec.messages.length < sent.length && waited < WAIT_MS; waited += 10)
-        await delay(10);
+      await rec.untilMessages(sent.length);
       // Compared as short strings: jest walks a Buffer byte by byte, which takes seconds at 1 MiB.
       const summary = (m: { bytes: Buffer; isBinary: boolean }) =>
         `${m.isBinary ? 'binary' : 'text'} ${m.bytes.length}B ${createHash('sha256').update(m.bytes).digest('hex')}`;
@@ -350,10 +210,11 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       },
     );
 
-    it('send() while CONNECTING throws; after CLOSED it calls back with an error', async () => {
+    it('send() and ping() while CONNECTING throw; after CLOSED send() calls back with an error', async () => {
       const server = await startWsServer();
       const rec = record(open(server.url));
       expect(() => rec.socket.send('early')).toThrow(/not open|CONNECTING/);
+      expect(() => rec.socket.ping()).toThrow(/not open|CONNECTING/);
       await rec.until('open');
       rec.socket.terminate();
       await rec.ended();
@@ -363,6 +224,18 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       expect(error).toBeInstanceOf(Error);
       expect(error!.message).toMatch(/not open|CLOSED/);
       expect(rec.trace).toEqual(['open@1', 'close 1006 ""@3']);
+    });
+
+    it('close() with a code that may not be sent or a reason over 123 bytes throws', async () => {
+      const server = await startWsServer();
+      const rec = record(open(server.url));
+      await rec.until('open');
+      for (const code of [999, 1005, 1006, 1015, 5000]) {
+        expect(() => rec.socket.close(code)).toThrow(/code/i);
+      }
+      expect(() => rec.socket.close(1000, 'é'.repeat(62))).toThrow(/123 bytes/);
+      rec.socket.close(4999, 'x'.repeat(123));
+      expect(await rec.ended()).toEqual(['open@1', `close 4999 "${'x'.repeat(123)}"@3`]);
     });
 
     it('sends extra upgrade headers', async () => {
@@ -465,13 +338,39 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
           Buffer.from(c.switching().toString().replace('Upgrade: websocket', 'Upgrade: h2c')),
         /Upgrade/i,
       ],
+      ['an answer that is not HTTP', () => Buffer.from('SSH-2.0-OpenSSH\r\n\r\n'), /HTTP|parse/i],
+      [
+        'a 101 head over 64 KiB',
+        (c: RawConnection) => c.switching([`X-Padding: ${'p'.repeat(65_536)}`]),
+        /header|large|long|overflow/i,
+      ],
+      ['no answer but the end of the connection', () => Buffer.alloc(0), /hang up|closed|ended/i],
     ])('refuses %s: error, close 1006, never open', async (_what, answer, message) => {
-      const server = await rawServer(
-        (c) => void c.socket.write(Buffer.concat([answer(c), frame(OPCODE.text, 'x')])),
-      );
+      // A frame follows the answer: it must not be read as a message.
+      const server = await rawServer((c) => {
+        const head = answer(c);
+        c.socket.end(head.length === 0 ? head : Buffer.concat([head, frame(OPCODE.text, 'x')]));
+      });
       const rec = record(open(server.url));
       expect(await rec.ended()).toEqual(['error@2', 'close 1006 ""@3']);
       expect(rec.errors[0]!.message).toMatch(message);
+    });
+
+    it('accepts a 101 with an 8 KiB header', async () => {
+      const padding = `X-Padding: ${'p'.repeat(8_192)}`;
+      const server = await rawServer((c) => void c.socket.write(c.switching([padding])));
+      const rec = record(open(server.url));
+      await rec.until('open');
+      expect(rec.trace).toEqual(['open@1']);
+    });
+
+    it('without an unexpected-response listener, an HTTP 401 is an error naming the status', async () => {
+      const server = await rawServer(
+        (c) => void c.socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 2\r\n\r\nno'),
+      );
+      const rec = record(open(server.url), { refusals: false });
+      expect(await rec.ended()).toEqual(['error@2', 'close 1006 ""@3']);
+      expect(rec.errors[0]!.message).toMatch(/401/);
     });
 
     it('reports an HTTP 401 as unexpected-response with a readable body; terminate() then ends it', async () => {
@@ -504,13 +403,14 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       ]);
     });
 
-    it('reads frames that came in the same TCP chunk as the 101', async () => {
+    it('reads frames that came in the same TCP chunk as the 101; an unasked Pong is a pong too', async () => {
       const server = await rawServer(
         (c) =>
           void c.socket.write(
             Buffer.concat([
               c.switching(),
               frame(OPCODE.text, 'first'),
+              frame(OPCODE.pong, 'unasked'),
               frame(OPCODE.binary, Buffer.from([1, 2])),
               closeFrame(1000, 'end'),
             ]),
@@ -520,6 +420,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       expect(await rec.ended()).toEqual([
         'open@1',
         'text "first"',
+        'pong',
         'binary 2B',
         'close 1000 "end"@3',
       ]);
@@ -534,17 +435,19 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
           frame(OPCODE.text, 'hé', { fin: false }),
           frame(OPCODE.ping, 'p1'),
           frame(OPCODE.continuation, 'llo'),
-          frame(OPCODE.text, long),
           frame(OPCODE.binary, huge),
+          frame(OPCODE.text, long),
         ]);
-        await dribble(c, bytes.subarray(0, bytes.length - huge.length + 20), [1]);
-        await dribble(c, bytes.subarray(bytes.length - huge.length + 20), [10_000]);
+        // Byte by byte up to 20 bytes into the binary payload (its 64-bit length split too).
+        const split = bytes.length - long.length - 4 - huge.length + 20;
+        await dribble(c, bytes.subarray(0, split), 1);
+        await dribble(c, bytes.subarray(split), 9_999);
       });
       const rec = record(open(server.url));
       const connection = await server.nextConnection();
-      await rec.until('binary');
-      expect(rec.trace).toEqual(['open@1', 'text "héllo"', 'text 300B', 'binary 70000B']);
-      expect(rec.messages[2]!.bytes.equals(huge)).toBe(true);
+      await rec.until('text 300B');
+      expect(rec.trace).toEqual(['open@1', 'text "héllo"', 'binary 70000B', 'text 300B']);
+      expect(rec.messages[1]!.bytes.equals(huge)).toBe(true);
       const pong = await connection.frame(OPCODE.pong);
       expect(pong).toMatchObject({ fin: true, masked: true, payload: Buffer.from('p1') });
     });
@@ -638,10 +541,17 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
     it.each([
       [
         'announces more than maxPayload (the payload never comes)',
-        () => frame(OPCODE.binary, '', { length: 10_000_000 }),
+        1000,
+        () => frame(OPCODE.binary, '', { length: 1001 }),
+      ],
+      [
+        'announces more than the default limit, 100 MiB',
+        undefined,
+        () => frame(OPCODE.binary, '', { length: 100 * 1024 * 1024 + 1 }),
       ],
       [
         'is over maxPayload only once its fragments are joined',
+        1000,
         () =>
           Buffer.concat([
             frame(OPCODE.text, Buffer.alloc(600, 'a'), { fin: false }),
@@ -650,11 +560,11 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       ],
     ])(
       'refuses a message that %s: error, close 1006; the server gets 1009',
-      async (_what, bytes) => {
+      async (_what, maxPayload, bytes) => {
         const server = await rawServer(
           (c) => void c.socket.write(Buffer.concat([c.switching(), bytes()])),
         );
-        const rec = record(open(server.url, { maxPayload: 1000 }));
+        const rec = record(open(server.url, maxPayload === undefined ? {} : { maxPayload }));
         const connection = await server.nextConnection();
         expect(await rec.ended()).toEqual(['open@1', 'error@2', 'close 1006 ""@3']);
         expect(rec.errors[0]!.message).toMatch(/payload/i);
