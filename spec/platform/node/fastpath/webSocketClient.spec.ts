@@ -68,6 +68,15 @@ async function rawServer(script: (connection: RawConnection) => void | Promise<v
   return server;
 }
 
+/** Opens a client to a fresh `ws` server; resolves once it is open, with the server's side. */
+async function opened(open: Open, options?: WebSocketOpenOptions) {
+  const server = await startWsServer();
+  const rec = record(open(server.url, options));
+  const { socket: peer, request } = await server.nextSocket();
+  await rec.until('open');
+  return { rec, peer, request };
+}
+
 /** Opens `url`, sends one text and resolves with the trace once its echo came back. */
 async function echoTrace(open: Open, url: string, options?: WebSocketOpenOptions) {
   const rec = record(open(url, options));
@@ -88,9 +97,7 @@ async function dribble(connection: RawConnection, bytes: Buffer, size: number): 
 describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
   describe('against a ws server', () => {
     it('echoes text and binary messages around the frame length boundaries; one callback per send', async () => {
-      const server = await startWsServer();
-      const rec = record(open(server.url));
-      await rec.until('open');
+      const { rec } = await opened(open);
       const sizes = [0, 1, 125, 126, 127, 65_535, 65_536, 1 << 20];
       const sent: Array<{ bytes: Buffer; isBinary: boolean }> = [];
       for (const size of sizes) sent.push({ bytes: Buffer.alloc(size, 'a'), isBinary: false });
@@ -146,10 +153,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
     });
 
     it("answers the server's Ping with a Pong; ping() gets a pong", async () => {
-      const server = await startWsServer();
-      const rec = record(open(server.url));
-      const { socket: peer } = await server.nextSocket();
-      await rec.until('open');
+      const { rec, peer } = await opened(open);
       const pong = new Promise<string>((resolve) =>
         peer.once('pong', (data) => resolve(data.toString())),
       );
@@ -165,10 +169,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       [1001, 'going away'],
       [4000, 'bye'],
     ])('reports the server closing with %i %j', async (code, reason) => {
-      const server = await startWsServer();
-      const rec = record(open(server.url));
-      const { socket: peer } = await server.nextSocket();
-      await rec.until('open');
+      const { rec, peer } = await opened(open);
       const seen = serverClose(peer);
       peer.close(code, reason);
       expect(await rec.ended()).toEqual(['open@1', `close ${code} ${JSON.stringify(reason)}@3`]);
@@ -176,10 +177,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
     });
 
     it('close(1000, reason): the server sees it; the client gets close once the server answers', async () => {
-      const server = await startWsServer();
-      const rec = record(open(server.url));
-      const { socket: peer } = await server.nextSocket();
-      await rec.until('open');
+      const { rec, peer } = await opened(open);
       const seen = serverClose(peer);
       rec.socket.close(1000, 'done');
       expect(rec.socket.readyState).toBe(2);
@@ -188,10 +186,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
     });
 
     it('terminate() while OPEN drops the connection: close 1006, no error', async () => {
-      const server = await startWsServer();
-      const rec = record(open(server.url));
-      const { socket: peer } = await server.nextSocket();
-      await rec.until('open');
+      const { rec, peer } = await opened(open);
       const seen = serverClose(peer);
       rec.socket.terminate();
       expect(await rec.ended()).toEqual(['open@1', 'close 1006 ""@3']);
@@ -227,9 +222,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
     });
 
     it('close() with a code that may not be sent or a reason over 123 bytes throws', async () => {
-      const server = await startWsServer();
-      const rec = record(open(server.url));
-      await rec.until('open');
+      const { rec } = await opened(open);
       for (const code of [999, 1005, 1006, 1015, 5000]) {
         expect(() => rec.socket.close(code)).toThrow(/code/i);
       }
@@ -239,12 +232,8 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
     });
 
     it('sends extra upgrade headers', async () => {
-      const server = await startWsServer();
-      const rec = record(
-        open(server.url, { headers: { authorization: 'Bearer t0ken', 'x-execrx': 'yes' } }),
-      );
-      const { request } = await server.nextSocket();
-      await rec.until('open');
+      const headers = { authorization: 'Bearer t0ken', 'x-execrx': 'yes' };
+      const { request } = await opened(open, { headers });
       expect(request.headers.authorization).toBe('Bearer t0ken');
       expect(request.headers['x-execrx']).toBe('yes');
     });
@@ -278,10 +267,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
     // After failing the connection a client stops reading, so it never sees the server's answering
     // Close: its own `close` is 1006 (RFC 6455 §7.1.7), while the server received the 1009.
     it('maxPayload: a message at the limit passes; one byte more fails it (1009 to the server, close 1006)', async () => {
-      const server = await startWsServer();
-      const rec = record(open(server.url, { maxPayload: 1000 }));
-      const { socket: peer } = await server.nextSocket();
-      await rec.until('open');
+      const { rec, peer } = await opened(open, { maxPayload: 1000 });
       const seen = serverClose(peer);
       peer.send(Buffer.alloc(1000));
       peer.send(Buffer.alloc(1001));
@@ -290,12 +276,28 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       expect(await seen).toBe('1009 ""');
     });
 
+    // `ws` takes http:// for ws:// (and https:// for wss://), so `http://x` does not throw.
     it.each(['not a url', 'ftp://127.0.0.1/', 'ws://127.0.0.1:1/#fragment'])(
-      'throws at once for %j',
+      'throws at once for the URL %j',
       (url) => {
         expect(() => open(url)).toThrow();
       },
     );
+
+    it('takes an http:// URL for ws://', async () => {
+      const server = await startWsServer();
+      const rec = record(open(server.url.replace('ws://', 'http://')));
+      await rec.until('open');
+      expect(rec.trace).toEqual(['open@1']);
+    });
+
+    it.each([
+      ['a value with CR LF', { 'x-token': 'a\r\nInjected: yes' }],
+      ['a value with LF', { 'x-token': 'a\nInjected: yes' }],
+      ['a name that is not a token', { 'bad name': 'x' }],
+    ])('throws at once for an extra header with %s', (_what, headers) => {
+      expect(() => open('ws://127.0.0.1:1', { headers })).toThrow(/header/i);
+    });
   });
 
   describe('against a raw server scripting the bytes', () => {
