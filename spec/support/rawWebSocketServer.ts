@@ -248,3 +248,11 @@ export async function startRawServer(
       }),
   };
 }
+
+/** Writes `bytes` in pieces of `size`, one write per macrotask (1 ms apart). */
+export async function dribble(socket: Socket, bytes: Buffer, size: number): Promise<void> {
+  for (let offset = 0; offset < bytes.length; offset += size) {
+    socket.write(bytes.subarray(offset, offset + size));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}

@@ -175,3 +175,18 @@ export function serverClose(socket: WebSocket): Promise<string> {
     });
   });
 }
+
+/** The body of a refused upgrade, read as
+ * src/transport/webSocketTransport.ts `onRefused` does. */
+export function readRefusal(response: RefusedUpgrade): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let read = '';
+    const timer = setTimeout(() => reject(new Error('the body never ended')), WAIT_MS);
+    response.setEncoding('utf8');
+    response.on('data', (chunk) => (read += chunk));
+    response.once('end', () => {
+      clearTimeout(timer);
+      resolve(read);
+    });
+  });
+}

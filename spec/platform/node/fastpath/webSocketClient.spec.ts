@@ -8,6 +8,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type WebSocket from 'ws';
 import { openWebSocket as plainOpen } from '../../../../bench/plain/platform/node/fastpath/webSocketClient.js';
 import { openWebSocket as fastOpen } from '../../../../src/platform/node/fastpath/webSocketClient.js';
@@ -16,6 +19,7 @@ import { startCodexExecServer, type RunningExecServer } from '../../../support/c
 import { startConnectProxy } from '../../../support/connectProxy.js';
 import {
   closeFrame,
+  dribble,
   frame,
   OPCODE,
   startRawServer,
@@ -25,6 +29,7 @@ import { selfSignedCertificate } from '../../../support/selfSignedCertificate.js
 import {
   delay,
   echo,
+  readRefusal,
   recordWebSocket,
   serverClose,
   startWsServer as startServer,
@@ -84,14 +89,6 @@ async function echoTrace(open: Open, url: string, options?: WebSocketOpenOptions
   rec.socket.send('over the tunnel');
   await rec.until('text');
   return rec.trace;
-}
-
-/** Writes `bytes` in pieces of `size`, one write per macrotask. */
-async function dribble(connection: RawConnection, bytes: Buffer, size: number): Promise<void> {
-  for (let offset = 0; offset < bytes.length; offset += size) {
-    connection.socket.write(bytes.subarray(offset, offset + size));
-    await delay(1);
-  }
 }
 
 describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
@@ -201,7 +198,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
         expect(rec.socket.readyState).toBe(0);
         rec.socket[method]();
         expect(await rec.ended()).toEqual(['error@2', 'close 1006 ""@3']);
-        expect(rec.errors[0]!.message).toMatch(/before the connection was established/);
+        expect(rec.errors[0]!.message).toMatch(/before|CONNECTING/i);
       },
     );
 
@@ -375,35 +372,32 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       expect(rec.errors[0]!.message).toMatch(/401/);
     });
 
-    it('reports an HTTP 401 as unexpected-response with a readable body; terminate() then ends it', async () => {
-      const body = 'invalid bearer token: ask your admin';
-      const server = await rawServer(
-        (c) =>
-          void c.socket.end(
-            `HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
-          ),
-      );
-      const rec = record(open(server.url));
-      await rec.until('unexpected-response');
-      const response = rec.refused[0]!;
-      const text = await new Promise<string>((resolve, reject) => {
-        let read = '';
-        const timer = setTimeout(() => reject(new Error('the body never ended')), WAIT_MS);
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => (read += chunk));
-        response.once('end', () => {
-          clearTimeout(timer);
-          resolve(read);
-        });
-      });
-      expect(text).toBe(body);
-      rec.socket.terminate();
-      expect(await rec.ended()).toEqual([
-        'unexpected-response 401@0',
-        'error@2',
-        'close 1006 ""@3',
-      ]);
-    });
+    const body = 'invalid bearer token: ask your admin';
+    it.each([
+      ['Content-Length', `Content-Length: ${body.length}\r\n\r\n${body}`],
+      [
+        'chunked',
+        `Transfer-Encoding: chunked\r\n\r\n7\r\ninvalid\r\n${(body.length - 7).toString(16)}\r\n${body.slice(7)}\r\n0\r\n\r\n`,
+      ],
+      ['read to the end of the connection', `Connection: close\r\n\r\n${body}`],
+    ])(
+      'reports an HTTP 401 (body %s) as unexpected-response with a readable body; terminate() then ends it',
+      async (_framing, rest) => {
+        const server = await rawServer(
+          (c) =>
+            void c.socket.end(`HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\n${rest}`),
+        );
+        const rec = record(open(server.url));
+        await rec.until('unexpected-response');
+        expect(await readRefusal(rec.refused[0]!)).toBe(body);
+        rec.socket.terminate();
+        expect(await rec.ended()).toEqual([
+          'unexpected-response 401@0',
+          'error@2',
+          'close 1006 ""@3',
+        ]);
+      },
+    );
 
     it('reads frames that came in the same TCP chunk as the 101; an unasked Pong is a pong too', async () => {
       const server = await rawServer(
@@ -442,8 +436,8 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
         ]);
         // Byte by byte up to 20 bytes into the binary payload (its 64-bit length split too).
         const split = bytes.length - long.length - 4 - huge.length + 20;
-        await dribble(c, bytes.subarray(0, split), 1);
-        await dribble(c, bytes.subarray(split), 9_999);
+        await dribble(c.socket, bytes.subarray(0, split), 1);
+        await dribble(c.socket, bytes.subarray(split), 9_999);
       });
       const rec = record(open(server.url));
       const connection = await server.nextConnection();
@@ -646,6 +640,21 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       expect(await rec.ended()).toEqual(['error@2', 'close 1006 ""@3']);
       expect(rec.errors[0]!.message).toMatch(/refused CONNECT 127\.0\.0\.1:1: HTTP 407/);
     });
+  });
+
+  it('codex exec-server with --ws-auth refuses an upgrade without a token: 401 and its text', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'execrx-ws-token-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    await writeFile(join(dir, 'token'), 'a-capability-token-of-at-least-32-bytes\n');
+    const guarded = await startCodexExecServer({
+      args: ['--ws-auth', 'capability-token', '--ws-token-file', join(dir, 'token')],
+    });
+    cleanups.push(() => guarded.stop());
+    const rec = record(open(guarded.url));
+    await rec.until('unexpected-response');
+    expect(await readRefusal(rec.refused[0]!)).toBe('missing websocket bearer token');
+    rec.socket.terminate();
+    expect(await rec.ended()).toEqual(['unexpected-response 401@0', 'error@2', 'close 1006 ""@3']);
   });
 
   it('talks to codex exec-server: initialize returns a session id', async () => {
