@@ -18,6 +18,8 @@ export interface ClientFrame {
   readonly fin: boolean;
   readonly opcode: number;
   readonly masked: boolean;
+  /** The masking key (empty when unmasked). */
+  readonly mask: Buffer;
   readonly payload: Buffer;
 }
 
@@ -109,10 +111,10 @@ function parseFrames(buffer: Buffer): { frames: ClientFrame[]; rest: Buffer } {
     }
     const maskLength = masked ? 4 : 0;
     if (buffer.length < cursor + maskLength + length) break;
-    const mask = buffer.subarray(cursor, cursor + maskLength);
+    const mask = Buffer.from(buffer.subarray(cursor, cursor + maskLength));
     const payload = Buffer.from(buffer.subarray(cursor + maskLength, cursor + maskLength + length));
     if (masked) for (let i = 0; i < payload.length; i++) payload[i]! ^= mask[i % 4]!;
-    frames.push({ fin: (first & 0x80) !== 0, opcode: first & 0x0f, masked, payload });
+    frames.push({ fin: (first & 0x80) !== 0, opcode: first & 0x0f, masked, mask, payload });
     offset = cursor + maskLength + length;
   }
   return { frames, rest: buffer.subarray(offset) };

@@ -399,7 +399,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       },
     );
 
-    it('reads frames that came in the same TCP chunk as the 101; an unasked Pong is a pong too', async () => {
+    it('reads frames that came in the same TCP chunk as the 101 (an unasked Pong is a pong; nothing after the Close)', async () => {
       const server = await rawServer(
         (c) =>
           void c.socket.write(
@@ -409,6 +409,7 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
               frame(OPCODE.pong, 'unasked'),
               frame(OPCODE.binary, Buffer.from([1, 2])),
               closeFrame(1000, 'end'),
+              frame(OPCODE.text, 'after the Close'),
             ]),
           ),
       );
@@ -446,6 +447,50 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       expect(rec.messages[1]!.bytes.equals(huge)).toBe(true);
       const pong = await connection.frame(OPCODE.pong);
       expect(pong).toMatchObject({ fin: true, masked: true, payload: Buffer.from('p1') });
+    });
+
+    it.each([1003, 1012, 1014, 3000, 4999])(
+      'a server Close with %i is reported with it',
+      async (code) => {
+        const server = await rawServer(
+          (c) => void c.socket.write(Buffer.concat([c.switching(), closeFrame(code, 'r')])),
+        );
+        const rec = record(open(server.url));
+        const connection = await server.nextConnection();
+        expect(await rec.ended()).toEqual(['open@1', `close ${code} "r"@3`]);
+        expect(connection.closeCode).toBe(code);
+      },
+    );
+
+    it('masks every frame it sends with a fresh key', async () => {
+      const server = await rawServer((c) => void c.socket.write(c.switching()));
+      const rec = record(open(server.url));
+      const connection = await server.nextConnection();
+      await rec.until('open');
+      for (let i = 0; i < 8; i++) rec.socket.send(`message ${i}`);
+      rec.socket.close(1000);
+      await rec.ended();
+      expect(connection.frames.map((f) => [f.opcode, f.masked])).toEqual([
+        ...Array.from({ length: 8 }, () => [OPCODE.text, true]),
+        [OPCODE.close, true],
+      ]);
+      expect(connection.frames.slice(0, 8).map((f) => f.payload.toString())).toEqual(
+        Array.from({ length: 8 }, (_, i) => `message ${i}`),
+      );
+      const keys = new Set(connection.frames.map((f) => f.mask.toString('hex')));
+      expect(keys.size).toBe(9);
+    });
+
+    it('reads 5,000 small frames written at once, in order', async () => {
+      const frames = Array.from({ length: 5_000 }, (_, i) => frame(OPCODE.text, String(i)));
+      const server = await rawServer(
+        (c) => void c.socket.write(Buffer.concat([c.switching(), ...frames])),
+      );
+      const rec = record(open(server.url));
+      await rec.untilMessages(5_000);
+      expect(rec.messages.map((m) => m.bytes.toString()).join()).toBe(
+        Array.from({ length: 5_000 }, (_, i) => i).join(),
+      );
     });
 
     it('a server Close without a code: close 1005, and the echo has no code either', async () => {
@@ -494,6 +539,17 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
         () => frame(OPCODE.text, Buffer.from([0x68, 0xc3, 0x28])),
         /UTF-8/i,
       ],
+      ...[
+        ['an overlong UTF-8 encoding', [0xc0, 0xaf]],
+        ['a UTF-16 surrogate in UTF-8', [0xed, 0xa0, 0x80]],
+        ['a code point above U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
+        ['a text ending inside a character', [0x61, 0xe2, 0x82]],
+      ].map(([what, bytes]): [string, number, () => Buffer, RegExp] => [
+        `${what as string} in a text`,
+        1007,
+        () => frame(OPCODE.text, Buffer.from(bytes as number[])),
+        /UTF-8/i,
+      ]),
       [
         'UTF-8 invalid only once the fragments are joined',
         1007,
@@ -507,6 +563,12 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       ['a Close with code 1005', 1002, () => closeFrame(1005), /code/i],
       ['a Close with code 1006', 1002, () => closeFrame(1006), /code/i],
       ['a Close with code 999', 1002, () => closeFrame(999), /code/i],
+      ...[1004, 1015, 2999, 5000].map((code): [string, number, () => Buffer, RegExp] => [
+        `a Close with code ${code}`,
+        1002,
+        () => closeFrame(code),
+        /code/i,
+      ]),
       [
         'a Close of one byte',
         1002,
