@@ -503,6 +503,8 @@ describe.each(IMPLEMENTATIONS)('%s', (_name, open) => {
       expect((await connection.frame(OPCODE.close)).payload).toHaveLength(0);
     });
 
+    // The client fails the connection (RFC 6455 §7.1.7): a Close with the code of the violation
+    // (§7.4.1) goes to the server, then it stops reading, so its own `close` is 1006.
     const violations: Array<[string, number, () => Buffer, RegExp]> = [
       [
         'a masked frame',
