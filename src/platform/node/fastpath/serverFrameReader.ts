@@ -122,17 +122,22 @@ export class ServerFrameReader {
     const second = bytes[1]!;
     const fin = (first & 0x80) !== 0;
     const opcode = first & 0x0f;
-    if ((first & 0x70) !== 0) this.fail(1002, 'reserved bits must be clear');
-    if ((second & 0x80) !== 0) this.fail(1002, 'a server must not mask its frames');
+    if ((first & 0x70) !== 0) {
+      this.fail(1002, `RSV${first & 0x40 ? 1 : first & 0x20 ? 2 : 3} must be clear`);
+    }
+    if ((second & 0x80) !== 0) this.fail(1002, 'MASK must be clear (a server does not mask)');
     const length = second & 0x7f;
     if (opcode >= OPCODE_CLOSE) {
       if (opcode > OPCODE_PONG) this.fail(1002, `unknown opcode ${opcode}`);
-      if (!fin) this.fail(1002, 'a control frame must not be fragmented');
+      if (!fin) this.fail(1002, 'FIN must be set on a control frame');
       if (length > 125) this.fail(1002, 'a control frame carries at most 125 bytes');
     } else if (opcode === OPCODE_CONTINUATION) {
-      if (this.messageOpcode === 0) this.fail(1002, 'a continuation frame without a message');
+      if (this.messageOpcode === 0)
+        this.fail(1002, 'a continuation frame (opcode 0) without a message');
     } else if (opcode === OPCODE_TEXT || opcode === OPCODE_BINARY) {
-      if (this.messageOpcode !== 0) this.fail(1002, 'a new message before the last one ended');
+      if (this.messageOpcode !== 0) {
+        this.fail(1002, `opcode ${opcode} inside a fragmented message (a continuation expected)`);
+      }
     } else {
       this.fail(1002, `unknown opcode ${opcode}`);
     }

@@ -13,10 +13,9 @@
  * should not have sent is emitted as 'error', answered with a Close frame and ends reading.
  */
 import { EventEmitter } from 'node:events';
-import { createHash, randomBytes, randomFillSync } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { createHash, randomBytes } from 'node:crypto';
 import { connect as netConnect, type Socket } from 'node:net';
-import { PassThrough, type Duplex } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import {
   WEBSOCKET_CLOSED,
@@ -27,8 +26,11 @@ import {
   type WebSocketOpenOptions,
 } from '../../platform.js';
 import { proxiedConnection, tlsConnectOptions } from '../webSocketProxy.js';
+import { maskedFrame } from './maskedFrame.js';
+import { refusedUpgradeReader } from './refusedUpgrade.js';
 import { FrameError, ServerFrameReader, isValidCloseCode } from './serverFrameReader.js';
 import {
+  OPCODE_CONTINUATION,
   OPCODE_TEXT,
   OPCODE_BINARY,
   OPCODE_CLOSE,
@@ -49,64 +51,6 @@ const ACCEPT_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 /** Header names: RFC 7230 tokens. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-type MaskInto = (
-  source: Buffer,
-  mask: Buffer,
-  output: Buffer,
-  offset: number,
-  length: number,
-) => void;
-
-/** `bufferutil`'s native mask (`ws` masks with it too), or undefined without the package. */
-const nativeMask = ((): MaskInto | undefined => {
-  try {
-    const loaded = createRequire(import.meta.url)('bufferutil') as { mask?: unknown };
-    return typeof loaded.mask === 'function' ? (loaded.mask as MaskInto) : undefined;
-  } catch {
-    return undefined;
-  }
-})();
-
-/** Masking keys come from this pool of random bytes, refilled when used up. */
-const maskPool = Buffer.allocUnsafe(8192);
-let maskPoolOffset = maskPool.length;
-
-function nextMaskKey(): Buffer {
-  if (maskPoolOffset === maskPool.length) {
-    randomFillSync(maskPool);
-    maskPoolOffset = 0;
-  }
-  maskPoolOffset += 4;
-  return maskPool.subarray(maskPoolOffset - 4, maskPoolOffset);
-}
-
-/** One masked frame (§5.2) holding `payload`: text as UTF-8, bytes as they are. */
-function maskedFrame(opcode: number, fin: boolean, payload: string | Uint8Array): Buffer {
-  const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-  const lengthBytes = length < 126 ? 0 : length < 65_536 ? 2 : 8;
-  const start = 6 + lengthBytes;
-  const frame = Buffer.allocUnsafe(start + length);
-  frame[0] = (fin ? 0x80 : 0) | opcode;
-  if (lengthBytes === 0) frame[1] = 0x80 | length;
-  else if (lengthBytes === 2) {
-    frame[1] = 0x80 | 126;
-    frame.writeUInt16BE(length, 2);
-  } else {
-    frame[1] = 0x80 | 127;
-    frame.writeUInt32BE(Math.floor(length / 0x1_0000_0000), 2);
-    frame.writeUInt32BE(length >>> 0, 6);
-  }
-  const key = nextMaskKey();
-  key.copy(frame, start - 4);
-  const source =
-    typeof payload === 'string'
-      ? (frame.write(payload, start), frame.subarray(start))
-      : Buffer.from(payload.buffer, payload.byteOffset, payload.length);
-  if (nativeMask !== undefined && length >= 32) nativeMask(source, key, frame, start, length);
-  else for (let i = 0; i < length; i++) frame[start + i] = source[i]! ^ key[i & 3]!;
-  return frame;
-}
-
 /** Opens a client WebSocket to `url` (`ws:` or `wss:`); throws on a bad URL or header. */
 export function openWebSocket(url: string, options: WebSocketOpenOptions = {}): PlatformWebSocket {
   return new ClientWebSocket(url, options);
@@ -117,7 +61,7 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
   private socket: Duplex | undefined;
   private readonly key = randomBytes(16).toString('base64');
   private head: Buffer | undefined;
-  private reader: ServerFrameReader | undefined;
+  private readonly reader: ServerFrameReader;
   private sendingFragments = false;
   private closeSent = false;
   private closeReceived = false;
@@ -130,11 +74,12 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
   constructor(url: string, options: WebSocketOpenOptions) {
     super();
     const target = new URL(url);
-    if (target.protocol !== 'ws:' && target.protocol !== 'wss:') {
+    // As `ws`: an http(s) URL names the same server as ws(s).
+    if (!['ws:', 'wss:', 'http:', 'https:'].includes(target.protocol)) {
       throw new SyntaxError(`The URL's protocol must be "ws:" or "wss:", not "${target.protocol}"`);
     }
     if (target.hash !== '') throw new SyntaxError('The URL contains a fragment identifier');
-    const secure = target.protocol === 'wss:';
+    const secure = target.protocol === 'wss:' || target.protocol === 'https:';
     const host = target.hostname.replace(/^\[|\]$/g, '');
     const port = target.port === '' ? (secure ? 443 : 80) : Number(target.port);
     const request = this.upgradeRequest(target, options.headers ?? {});
@@ -167,22 +112,25 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
     options: { binary?: boolean; fin?: boolean } = {},
     callback?: (error?: Error) => void,
   ): void {
-    if (this.state === WEBSOCKET_CONNECTING) {
-      throw new Error('WebSocket is not open: readyState 0 (CONNECTING)');
-    }
+    this.throwIfConnecting();
     if (this.state !== WEBSOCKET_OPEN) {
       if (callback) process.nextTick(callback, new Error('WebSocket is not open'));
       return;
     }
     const binary = options.binary ?? typeof data !== 'string';
     const fin = options.fin ?? true;
-    const opcode = this.sendingFragments ? 0 : binary ? OPCODE_BINARY : OPCODE_TEXT;
+    const opcode = this.sendingFragments
+      ? OPCODE_CONTINUATION
+      : binary
+        ? OPCODE_BINARY
+        : OPCODE_TEXT;
     this.sendingFragments = !fin;
     // The stream's callback gets null on success, which the seam's `callback()` allows.
     this.socket!.write(maskedFrame(opcode, fin, data), callback as (error?: Error | null) => void);
   }
 
   ping(): void {
+    this.throwIfConnecting();
     if (this.state === WEBSOCKET_OPEN) this.socket!.write(maskedFrame(OPCODE_PING, true, ''));
   }
 
@@ -194,6 +142,9 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
     }
     if (code !== undefined && !isValidCloseCode(code)) {
       throw new TypeError(`invalid WebSocket close code ${code}`);
+    }
+    if (Buffer.byteLength(reason) > 123) {
+      throw new RangeError('a WebSocket close reason takes at most 123 bytes');
     }
     if (this.state === WEBSOCKET_OPEN) {
       this.state = WEBSOCKET_CLOSING;
@@ -210,6 +161,12 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
     }
     this.state = WEBSOCKET_CLOSING;
     this.socket?.destroy();
+  }
+
+  private throwIfConnecting(): void {
+    if (this.state === WEBSOCKET_CONNECTING) {
+      throw new Error('WebSocket is not open: readyState 0 (CONNECTING)');
+    }
   }
 
   /** Stops reading the socket (TCP then pushes back); frames already read still arrive. */
@@ -253,7 +210,7 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
     socket.on('end', () => {
       if (this.state === WEBSOCKET_OPEN) this.state = WEBSOCKET_CLOSING;
       // (Still connecting: `closed` reports the missing answer.)
-      this.reader?.end();
+      this.reader.end();
       socket.end();
     });
     socket.on('close', () => this.closed());
@@ -264,12 +221,14 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
   private readHead(chunk: Buffer): void {
     const head = this.head === undefined ? chunk : Buffer.concat([this.head, chunk]);
     const end = head.indexOf('\r\n\r\n');
+    if ((end < 0 ? head.length : end) > MAX_RESPONSE_HEAD_BYTES) {
+      this.failOpening(
+        new Error(`the upgrade answer's header is over ${MAX_RESPONSE_HEAD_BYTES} bytes`),
+      );
+      return;
+    }
     if (end < 0) {
-      if (head.length > MAX_RESPONSE_HEAD_BYTES) {
-        this.failOpening(
-          new Error(`the upgrade answer's head is over ${MAX_RESPONSE_HEAD_BYTES} bytes`),
-        );
-      } else this.head = head;
+      this.head = head;
       return;
     }
     this.head = undefined;
@@ -282,8 +241,12 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
     }
     const rest = head.subarray(end + 4);
     const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1];
+    if (status === undefined) {
+      this.failOpening(new Error('the server did not answer the upgrade request with HTTP'));
+      return;
+    }
     if (status !== '101') {
-      this.refused(status === undefined ? 0 : Number(status), fields, rest);
+      this.refused(Number(status), fields, rest);
       return;
     }
     const accept = createHash('sha1')
@@ -310,42 +273,26 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
 
   /**
    * The upgrade was answered with another status: 'unexpected-response' with the answer's
-   * body (at most MAX_REFUSAL_BODY_BYTES, up to its Content-Length or the connection's end),
-   * or, when nobody listens, an error as `ws` reports it.
+   * body (./refusedUpgrade.ts), or, when nobody listens, an error as `ws` reports it.
    */
   private refused(statusCode: number, fields: Map<string, string>, rest: Buffer): void {
-    const socket = this.socket!;
     if (this.listenerCount('unexpected-response') === 0) {
       this.failOpening(new Error(`Unexpected server response: ${statusCode}`));
       return;
     }
+    const socket = this.socket!;
+    const answer = refusedUpgradeReader(statusCode, fields, MAX_REFUSAL_BODY_BYTES);
     socket.removeAllListeners('data');
-    const declared = Number(fields.get('content-length') ?? NaN);
-    const limit = Number.isSafeInteger(declared)
-      ? Math.min(declared, MAX_REFUSAL_BODY_BYTES)
-      : MAX_REFUSAL_BODY_BYTES;
-    const body = Object.assign(new PassThrough(), { statusCode });
-    let received = 0;
-    const take = (chunk: Buffer): void => {
-      if (received >= limit) return;
-      const part = chunk.subarray(0, limit - received);
-      received += part.length;
-      body.write(part);
-      if (received >= limit && !body.writableEnded) body.end();
-    };
-    socket.on('data', take);
-    socket.on('close', () => {
-      if (!body.writableEnded) body.end();
-    });
-    this.emit('unexpected-response', undefined, body);
-    take(rest);
-    if (limit === 0) body.end();
+    socket.on('data', answer.push);
+    socket.on('close', answer.end);
+    this.emit('unexpected-response', undefined, answer.body);
+    answer.push(rest);
   }
 
   /** Feeds the frame reader; a protocol violation fails the connection (1002, 1007, 1009). */
   private readFrames(chunk: Buffer): void {
     try {
-      this.reader?.push(chunk);
+      this.reader.push(chunk);
     } catch (error) {
       if (!(error instanceof FrameError)) throw error;
       this.socket?.removeAllListeners('data');
@@ -423,12 +370,13 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
   private closed(): void {
     if (this.state === WEBSOCKET_CLOSED) return;
     if (this.state === WEBSOCKET_CONNECTING) {
+      this.state = WEBSOCKET_CLOSING;
       this.pendingError = new Error('the connection closed before the server answered the upgrade');
     }
     this.flushError();
     this.state = WEBSOCKET_CLOSED;
     clearTimeout(this.closeTimer);
-    this.reader?.end();
+    this.reader.end();
     this.emit('close', this.closeCode, this.closeReason);
   }
 }
