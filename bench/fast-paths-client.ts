@@ -23,6 +23,7 @@ const TRICKS: readonly { readonly trick: string; readonly variant: PlainVariant 
   { trick: 'hand-written JSON checks (zod parse)', variant: ['protocol/fastpath/fastChecks'] },
   { trick: 'plain-response path (classify)', variant: ['rpc/fastpath/plainResponse'] },
   { trick: 'callRouter direct call (operators)', variant: ['client/fastpath/directCall'] },
+  { trick: 'own client WebSocket (ws)', variant: ['platform/node/fastpath/webSocketClient'] },
 ];
 
 interface Contender {

@@ -5,13 +5,9 @@
  * `codex exec-server`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { firstValueFrom, switchMap } from 'rxjs';
 import { WebSocketServer } from 'ws';
 import { ExecServerClient } from '../../src/client/execServerClient.js';
@@ -19,48 +15,23 @@ import { connectSession } from '../../src/environment/sessionConnector.js';
 import { ConnectError, ProtocolError } from '../../src/protocol/errors.js';
 import { connectWebSocket } from '../../src/transport/webSocketTransport.js';
 import { startCodexExecServer, type RunningExecServer } from '../support/codexExecServer.js';
+import { startConnectProxy, type ConnectProxy } from '../support/connectProxy.js';
+import { selfSignedCertificate } from '../support/selfSignedCertificate.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-let certDir: string;
 let cert: Buffer;
 let key: Buffer;
 let codex: RunningExecServer;
 
 beforeAll(async () => {
-  certDir = mkdtempSync(join(tmpdir(), 'execrx-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-keyout',
-      join(certDir, 'key.pem'),
-      '-out',
-      join(certDir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  cert = readFileSync(join(certDir, 'cert.pem'));
-  key = readFileSync(join(certDir, 'key.pem'));
+  ({ cert, key } = selfSignedCertificate());
   codex = await startCodexExecServer();
 }, 30_000);
-afterAll(async () => {
-  await codex?.stop();
-  rmSync(certDir, { recursive: true, force: true });
-});
+afterAll(() => codex?.stop());
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) => {
@@ -72,36 +43,10 @@ function listen(server: Server): Promise<number> {
   });
 }
 
-/** A loopback HTTP CONNECT proxy recording each CONNECT; answers `refuse` instead when set. */
-async function startProxy(
-  refuse?: number,
-): Promise<{ url: string; connects: Array<{ target: string; auth?: string }> }> {
-  const connects: Array<{ target: string; auth?: string }> = [];
-  const server = createHttpServer();
-  const tunnels: Socket[] = [];
-  server.on('connect', (request, client: Socket) => {
-    connects.push({ target: request.url ?? '', auth: request.headers['proxy-authorization'] });
-    if (refuse !== undefined) {
-      client.end(`HTTP/1.1 ${refuse} Refused\r\n\r\n`);
-      return;
-    }
-    const [host, port] = [
-      request.url!.slice(0, request.url!.lastIndexOf(':')),
-      request.url!.slice(request.url!.lastIndexOf(':') + 1),
-    ];
-    const upstream = connect(Number(port), host!.replace(/^\[|\]$/g, ''), () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    tunnels.push(upstream, client);
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  const port = await listen(server);
-  // After listen: runs before the server's close, which waits for these detached sockets.
-  cleanups.push(() => tunnels.forEach((socket) => socket.destroy()));
-  return { url: `http://127.0.0.1:${port}`, connects };
+async function startProxy(refuse?: number): Promise<ConnectProxy> {
+  const proxy = await startConnectProxy(refuse);
+  cleanups.push(() => proxy.close());
+  return proxy;
 }
 
 /** A wss:// echo server with the self-signed certificate. */

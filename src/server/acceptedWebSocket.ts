@@ -9,9 +9,8 @@ import { undecodableJsonError } from './jsonSyntax.js';
 import type { SplitText, SplitTextTransport } from './splitText.js';
 import type { UndecodableMessageTransport } from './undecodableMessage.js';
 import { WebSocketFrameReader, type FrameReaderSink } from './webSocketFrameReader.js';
+import { OPCODE_TEXT, OPCODE_PONG } from '../platform/webSocketOpcodes.js';
 
-const OPCODE_TEXT = 0x1;
-const OPCODE_PONG = 0xa;
 const FIN = 0x80;
 /** An empty Ping, the binary's keepalive. */
 const PING_FRAME = Buffer.from([0x89, 0x00]);

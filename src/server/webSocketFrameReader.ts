@@ -19,18 +19,19 @@ import { TextDecoder } from 'node:util';
 import { GrowableBuffer } from './growableBuffer.js';
 import { ASCII_TEXT_FROM_CHUNK, decodeUtf8 } from './fastpath/frameText.js';
 import { unmaskPayload } from './fastpath/nativeUnmask.js';
+import {
+  OPCODE_CONTINUATION,
+  OPCODE_TEXT,
+  OPCODE_BINARY,
+  OPCODE_CLOSE,
+  OPCODE_PING,
+  OPCODE_PONG,
+} from '../platform/webSocketOpcodes.js';
 
 /** tungstenite's default `max_frame_size`. */
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** tungstenite's default `max_message_size` (axum does not change it). */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-
-const OPCODE_CONTINUATION = 0x0;
-const OPCODE_TEXT = 0x1;
-const OPCODE_BINARY = 0x2;
-const OPCODE_CLOSE = 0x8;
-const OPCODE_PING = 0x9;
-const OPCODE_PONG = 0xa;
 
 /** Text messages at least this long go to a sink's `textUtf8` as bytes, when it has one. */
 export const TEXT_BYTES_FROM = 16 * 1024;

@@ -1,9 +1,8 @@
 /** The Node platform: `ws`, `Buffer` and `node:crypto` (the fast paths the benchmarks measure). */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import WebSocket from 'ws';
-import type { Platform, PlatformWebSocket } from '../platform.js';
-import { proxiedConnection } from './webSocketProxy.js';
+import type { Platform } from '../platform.js';
+import { openWebSocket } from './fastpath/webSocketClient.js';
 
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes)
@@ -40,25 +39,7 @@ export const nodePlatform: Platform = {
   base64UrlEncode: (bytes) => asBuffer(bytes).toString('base64url'),
   base64UrlDecode: (text) => plain(Buffer.from(text, 'base64url')),
 
-  openWebSocket(url, options = {}) {
-    const socket = new WebSocket(url, {
-      headers: options.headers,
-      perMessageDeflate: false,
-      ...(options.maxPayload === undefined ? {} : { maxPayload: options.maxPayload }),
-      ...(options.tls as WebSocket.ClientOptions | undefined),
-      ...(options.proxy === undefined
-        ? {}
-        : {
-            createConnection: proxiedConnection(
-              options.proxy,
-              url.startsWith('wss:'),
-              options.tls,
-            ) as unknown as WebSocket.ClientOptions['createConnection'],
-          }),
-    });
-    // `ws`'s overloaded listener signatures are a superset of the seam's event map.
-    return socket as unknown as PlatformWebSocket;
-  },
+  openWebSocket,
   webSocketPings: true,
   unrefTimer: (timer) => void (timer as Unrefable | undefined)?.unref?.(),
   refTimer: (timer) => void (timer as Unrefable | undefined)?.ref?.(),

@@ -57,25 +57,26 @@ export function proxiedConnection(
         settle(null, socket);
         return;
       }
-      const tlsOptions: ConnectionOptions = {
-        socket,
-        servername: tls.servername ?? (/^[\d.:]+$/.test(host) ? undefined : host),
-        ...(tls.ca === undefined
-          ? {}
-          : { ca: Array.isArray(tls.ca) ? tls.ca.map(pem) : pem(tls.ca as string | Uint8Array) }),
-        ...(tls.cert === undefined ? {} : { cert: pem(tls.cert) }),
-        ...(tls.key === undefined ? {} : { key: pem(tls.key) }),
-        ...(tls.rejectUnauthorized === undefined
-          ? {}
-          : { rejectUnauthorized: tls.rejectUnauthorized }),
-      };
-      settle(null, tlsConnect(tlsOptions));
+      settle(null, tlsConnect({ socket, ...tlsConnectOptions(host, tls) }));
     });
     tunnel.once('error', (error) =>
       settle(new Error(`cannot reach proxy ${proxy.host}: ${error.message}`)),
     );
     tunnel.end();
     return undefined;
+  };
+}
+
+/** `tls.connect` options for a connection to `host` (SNI: its name, never an IP address). */
+export function tlsConnectOptions(host: string, tls: WebSocketTlsOptions = {}): ConnectionOptions {
+  return {
+    servername: tls.servername ?? (/^[\d.:]+$/.test(host) ? undefined : host),
+    ...(tls.ca === undefined
+      ? {}
+      : { ca: Array.isArray(tls.ca) ? tls.ca.map(pem) : pem(tls.ca as string | Uint8Array) }),
+    ...(tls.cert === undefined ? {} : { cert: pem(tls.cert) }),
+    ...(tls.key === undefined ? {} : { key: pem(tls.key) }),
+    ...(tls.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: tls.rejectUnauthorized }),
   };
 }
 
