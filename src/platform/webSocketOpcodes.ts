@@ -1,7 +1,9 @@
 /** WebSocket frame opcodes (RFC 6455 §5.2), for the frame readers and writers of both ends. */
-export const OPCODE_CONTINUATION = 0x0;
-export const OPCODE_TEXT = 0x1;
-export const OPCODE_BINARY = 0x2;
-export const OPCODE_CLOSE = 0x8;
-export const OPCODE_PING = 0x9;
-export const OPCODE_PONG = 0xa;
+export const OPCODE = {
+  continuation: 0x0,
+  text: 0x1,
+  binary: 0x2,
+  close: 0x8,
+  ping: 0x9,
+  pong: 0xa,
+} as const;

@@ -9,7 +9,7 @@ import { undecodableJsonError } from './jsonSyntax.js';
 import type { SplitText, SplitTextTransport } from './splitText.js';
 import type { UndecodableMessageTransport } from './undecodableMessage.js';
 import { WebSocketFrameReader, type FrameReaderSink } from './webSocketFrameReader.js';
-import { OPCODE_TEXT, OPCODE_PONG } from '../platform/webSocketOpcodes.js';
+import { OPCODE } from '../platform/webSocketOpcodes.js';
 
 const FIN = 0x80;
 /** An empty Ping, the binary's keepalive. */
@@ -22,7 +22,7 @@ function frameHeaderLength(length: number): number {
 
 /** Writes the header of an unmasked, unfragmented Text frame at `offset`; returns its end. */
 function writeTextFrameHeader(target: Buffer, offset: number, length: number): number {
-  target[offset] = FIN | OPCODE_TEXT;
+  target[offset] = FIN | OPCODE.text;
   if (length < 126) {
     target[offset + 1] = length;
     return offset + 2;
@@ -208,7 +208,7 @@ class AcceptedWebSocket
    */
   ping(payload: Buffer): void {
     const frame = Buffer.allocUnsafe(2 + payload.length);
-    frame[0] = FIN | OPCODE_PONG;
+    frame[0] = FIN | OPCODE.pong;
     frame[1] = payload.length;
     payload.copy(frame, 2);
     if (this.heldPong !== undefined) {

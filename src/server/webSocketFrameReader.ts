@@ -19,14 +19,7 @@ import { TextDecoder } from 'node:util';
 import { GrowableBuffer } from './growableBuffer.js';
 import { ASCII_TEXT_FROM_CHUNK, decodeUtf8 } from './fastpath/frameText.js';
 import { unmaskPayload } from './fastpath/nativeUnmask.js';
-import {
-  OPCODE_CONTINUATION,
-  OPCODE_TEXT,
-  OPCODE_BINARY,
-  OPCODE_CLOSE,
-  OPCODE_PING,
-  OPCODE_PONG,
-} from '../platform/webSocketOpcodes.js';
+import { OPCODE } from '../platform/webSocketOpcodes.js';
 
 /** tungstenite's default `max_frame_size`. */
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -137,7 +130,7 @@ export class WebSocketFrameReader {
     const start = offset + header;
     const end = start + length;
     const ascii = unmaskPayload(data, start, end);
-    if (ASCII_TEXT_FROM_CHUNK && ascii && fin && opcode === OPCODE_TEXT) {
+    if (ASCII_TEXT_FROM_CHUNK && ascii && fin && opcode === OPCODE.text) {
       // The common case, decoded from the chunk without a view of the payload (no `subarray`).
       // ASCII needs no UTF-8 check.
       if (length >= TEXT_BYTES_FROM && this.sink.textUtf8 !== undefined)
@@ -150,16 +143,16 @@ export class WebSocketFrameReader {
 
   /** Why a frame with this header is refused, or undefined when it is acceptable. */
   private refusal(opcode: number, fin: boolean, length: number): string | undefined {
-    if (opcode >= OPCODE_CLOSE) {
-      if (opcode > OPCODE_PONG) return `reserved opcode ${opcode}`;
+    if (opcode >= OPCODE.close) {
+      if (opcode > OPCODE.pong) return `reserved opcode ${opcode}`;
       if (!fin) return 'a control frame is fragmented';
       if (length > 125) return 'a control frame is longer than 125 bytes';
       return undefined;
     }
-    if (opcode > OPCODE_BINARY) return `reserved opcode ${opcode}`;
-    if (opcode === OPCODE_CONTINUATION && this.messageOpcode === 0)
+    if (opcode > OPCODE.binary) return `reserved opcode ${opcode}`;
+    if (opcode === OPCODE.continuation && this.messageOpcode === 0)
       return 'a continuation frame without a message to continue';
-    if (opcode !== OPCODE_CONTINUATION && this.messageOpcode !== 0)
+    if (opcode !== OPCODE.continuation && this.messageOpcode !== 0)
       return 'a new message started before the previous one was finished';
     if (length > this.maxFrameBytes)
       return `frame of ${length} bytes is over the limit of ${this.maxFrameBytes}`;
@@ -171,20 +164,20 @@ export class WebSocketFrameReader {
   /** Acts on one whole frame; false once reading has stopped. */
   private take(opcode: number, fin: boolean, payload: Buffer, ascii: boolean): boolean {
     switch (opcode) {
-      case OPCODE_PING:
+      case OPCODE.ping:
         this.sink.ping(payload);
         return !this.stopped;
-      case OPCODE_PONG:
+      case OPCODE.pong:
         return true;
-      case OPCODE_CLOSE:
+      case OPCODE.close:
         this.stopped = true;
         this.sink.peerClosed();
         return false;
     }
-    if (fin && opcode !== OPCODE_CONTINUATION) return this.deliver(opcode, payload, ascii);
-    if (opcode !== OPCODE_CONTINUATION) this.messageOpcode = opcode;
+    if (fin && opcode !== OPCODE.continuation) return this.deliver(opcode, payload, ascii);
+    if (opcode !== OPCODE.continuation) this.messageOpcode = opcode;
     // Until a fragment is not ASCII there is nothing to check, nor any partial character.
-    if (this.messageOpcode === OPCODE_TEXT && !fin && !(ascii && this.fragmentsAscii)) {
+    if (this.messageOpcode === OPCODE.text && !fin && !(ascii && this.fragmentsAscii)) {
       this.textCheck ??= new TextDecoder('utf-8', { fatal: true });
       try {
         this.textCheck.decode(payload, { stream: true });
@@ -206,7 +199,7 @@ export class WebSocketFrameReader {
   }
 
   private deliver(opcode: number, data: Buffer, ascii: boolean): boolean {
-    if (opcode === OPCODE_BINARY) {
+    if (opcode === OPCODE.binary) {
       this.sink.binary(data);
     } else if (!(ascii || isUtf8(data))) {
       this.violate('a Text message is not valid UTF-8');

@@ -11,14 +11,7 @@
  * Guarded by spec/platform/node/fastpath/webSocketClient.spec.ts.
  */
 import { isUtf8 } from 'node:buffer';
-import {
-  OPCODE_CONTINUATION,
-  OPCODE_TEXT,
-  OPCODE_BINARY,
-  OPCODE_CLOSE,
-  OPCODE_PING,
-  OPCODE_PONG,
-} from '../../webSocketOpcodes.js';
+import { OPCODE } from '../../webSocketOpcodes.js';
 
 /** The close code of a Close frame without one (RFC 6455 §7.1.5). */
 export const CLOSE_NO_STATUS = 1005;
@@ -127,14 +120,14 @@ export class ServerFrameReader {
     }
     if ((second & 0x80) !== 0) this.fail(1002, 'MASK must be clear (a server does not mask)');
     const length = second & 0x7f;
-    if (opcode >= OPCODE_CLOSE) {
-      if (opcode > OPCODE_PONG) this.fail(1002, `unknown opcode ${opcode}`);
+    if (opcode >= OPCODE.close) {
+      if (opcode > OPCODE.pong) this.fail(1002, `unknown opcode ${opcode}`);
       if (!fin) this.fail(1002, 'FIN must be set on a control frame');
       if (length > 125) this.fail(1002, 'a control frame carries at most 125 bytes');
-    } else if (opcode === OPCODE_CONTINUATION) {
+    } else if (opcode === OPCODE.continuation) {
       if (this.messageOpcode === 0)
         this.fail(1002, 'a continuation frame (opcode 0) without a message');
-    } else if (opcode === OPCODE_TEXT || opcode === OPCODE_BINARY) {
+    } else if (opcode === OPCODE.text || opcode === OPCODE.binary) {
       if (this.messageOpcode !== 0) {
         this.fail(1002, `opcode ${opcode} inside a fragmented message (a continuation expected)`);
       }
@@ -156,7 +149,7 @@ export class ServerFrameReader {
 
   private payloadStep(fin: boolean, opcode: number, length: number): void {
     if (
-      opcode < OPCODE_CLOSE &&
+      opcode < OPCODE.close &&
       this.maxPayload > 0 &&
       this.messageBytes + length > this.maxPayload
     ) {
@@ -168,17 +161,17 @@ export class ServerFrameReader {
 
   private frame(fin: boolean, opcode: number, payload: Buffer): void {
     switch (opcode) {
-      case OPCODE_PING:
+      case OPCODE.ping:
         this.sink.ping(payload);
         return;
-      case OPCODE_PONG:
+      case OPCODE.pong:
         this.sink.pong();
         return;
-      case OPCODE_CLOSE:
+      case OPCODE.close:
         this.closeFrame(payload);
         return;
     }
-    if (opcode !== OPCODE_CONTINUATION) this.messageOpcode = opcode;
+    if (opcode !== OPCODE.continuation) this.messageOpcode = opcode;
     if (fin && this.fragments.length === 0) {
       this.deliver(payload);
       return;
@@ -193,7 +186,7 @@ export class ServerFrameReader {
   }
 
   private deliver(data: Buffer): void {
-    const isBinary = this.messageOpcode === OPCODE_BINARY;
+    const isBinary = this.messageOpcode === OPCODE.binary;
     this.messageOpcode = 0;
     if (!isBinary && !isUtf8(data)) this.fail(1007, 'a Text message that is not UTF-8');
     this.sink.message(data, isBinary);

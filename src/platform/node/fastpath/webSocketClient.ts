@@ -29,14 +29,7 @@ import { proxiedConnection, tlsConnectOptions } from '../webSocketProxy.js';
 import { maskedFrame } from './maskedFrame.js';
 import { refusedUpgradeReader } from './refusedUpgrade.js';
 import { FrameError, ServerFrameReader, isValidCloseCode } from './serverFrameReader.js';
-import {
-  OPCODE_CONTINUATION,
-  OPCODE_TEXT,
-  OPCODE_BINARY,
-  OPCODE_CLOSE,
-  OPCODE_PING,
-  OPCODE_PONG,
-} from '../../webSocketOpcodes.js';
+import { OPCODE } from '../../webSocketOpcodes.js';
 
 /** `ws`'s default limit on an inbound message. */
 const DEFAULT_MAX_PAYLOAD_BYTES = 100 * 1024 * 1024;
@@ -120,10 +113,10 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
     const binary = options.binary ?? typeof data !== 'string';
     const fin = options.fin ?? true;
     const opcode = this.sendingFragments
-      ? OPCODE_CONTINUATION
+      ? OPCODE.continuation
       : binary
-        ? OPCODE_BINARY
-        : OPCODE_TEXT;
+        ? OPCODE.binary
+        : OPCODE.text;
     this.sendingFragments = !fin;
     // The stream's callback gets null on success, which the seam's `callback()` allows.
     this.socket!.write(maskedFrame(opcode, fin, data), callback as (error?: Error | null) => void);
@@ -131,7 +124,7 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
 
   ping(): void {
     this.throwIfConnecting();
-    if (this.state === WEBSOCKET_OPEN) this.socket!.write(maskedFrame(OPCODE_PING, true, ''));
+    if (this.state === WEBSOCKET_OPEN) this.socket!.write(maskedFrame(OPCODE.ping, true, ''));
   }
 
   close(code?: number, reason = ''): void {
@@ -310,7 +303,7 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
     },
     ping: (payload: Buffer): void => {
       if (this.state === WEBSOCKET_OPEN)
-        this.socket!.write(maskedFrame(OPCODE_PONG, true, payload));
+        this.socket!.write(maskedFrame(OPCODE.pong, true, payload));
     },
     pong: (): void => {
       this.emit('pong');
@@ -337,7 +330,7 @@ class ClientWebSocket extends EventEmitter implements PlatformWebSocket {
       payload.writeUInt16BE(code, 0);
       reasonBytes.copy(payload, 2);
     }
-    this.socket!.write(maskedFrame(OPCODE_CLOSE, true, payload));
+    this.socket!.write(maskedFrame(OPCODE.close, true, payload));
     this.closeTimer = setTimeout(() => this.socket?.destroy(), CLOSE_TIMEOUT_MS);
   }
 
