@@ -25,9 +25,7 @@ const TSC = `${REPO}node_modules/typescript/bin/tsc`;
 let compiled: Promise<string> | undefined;
 
 /** Compiles the drivers (once per process) with `variant`'s twins and imports the compiled module. */
-export async function compiledLatencyDrivers(
-  variant: PlainVariant = [],
-): Promise<LatencyDrivers> {
+export async function compiledLatencyDrivers(variant: PlainVariant = []): Promise<LatencyDrivers> {
   const pidDir = `${REPO}node_modules/.cache/execrx-bench-clients/${process.pid}`;
   const fastDir = await (compiled ??= compileDrivers(pidDir));
   const outDir = variant.length === 0 ? fastDir : `${pidDir}/${variantLabel(variant)}`;

@@ -200,9 +200,7 @@ describe('hybrid IK handshake', () => {
     const { HandshakeState } = await import('../../src/noise/handshakeState.js');
     const { HYBRID_IK_PATTERN } = await import('../../src/noise/handshakePattern.js');
     const { identityKeys } = await import('../../src/noise/identity.js');
-    const { platformCryptoProvider } = await import(
-      '../../src/noise/platformCryptoProvider.js'
-    );
+    const { platformCryptoProvider } = await import('../../src/noise/platformCryptoProvider.js');
     const initiator = initiatorHandshake({
       identity: harness,
       responderPublicKey: executor.publicKey(),

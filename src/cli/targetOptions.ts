@@ -120,7 +120,10 @@ function bearerToken(
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read --token-file ${file}: ${(error as Error).message}`, command);
+      throw new UsageError(
+        `cannot read --token-file ${file}: ${(error as Error).message}`,
+        command,
+      );
     }
     if (text.trim() === '') throw new UsageError(`--token-file ${file} is empty`, command);
     return { token: text.trim() };

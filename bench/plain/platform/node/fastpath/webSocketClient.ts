@@ -4,7 +4,10 @@
  * holds the fast module to it; bench/fast-paths-client.ts measures the two side by side.
  */
 import WebSocket from 'ws';
-import type { PlatformWebSocket, WebSocketOpenOptions } from '../../../../../src/platform/platform.js';
+import type {
+  PlatformWebSocket,
+  WebSocketOpenOptions,
+} from '../../../../../src/platform/platform.js';
 import { proxiedConnection } from '../../../../../src/platform/node/webSocketProxy.js';
 
 export function openWebSocket(url: string, options: WebSocketOpenOptions = {}): PlatformWebSocket {
