@@ -8,10 +8,12 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { Opcode } from './clientFrames.js';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 
-export const OPCODE = { continuation: 0, text: 1, binary: 2, close: 8, ping: 9, pong: 10 } as const;
+/** The RFC 6455 opcodes, as the specs' own frame builder names them. */
+export const OPCODE = Opcode;
 
 /** One frame the client sent, unmasked. */
 export interface ClientFrame {
