@@ -1,4 +1,4 @@
-/** The Node platform: `ws`, `Buffer` and `node:crypto` (the fast paths the benchmarks measure). */
+/** The Node platform: our own client WebSocket (`fastpath/webSocketClient.ts`), `Buffer` and `node:crypto`. */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { Platform } from '../platform.js';

@@ -12,7 +12,8 @@ import type { WebSocketTlsOptions } from '../platform.js';
 type ConnectionCallback = (error: Error | null, socket?: Duplex) => void;
 
 /**
- * A `createConnection` for `ws` / `http.request` that opens each connection through the
+ * A connection opener (the `createConnection` shape of `ws` and `http.request`, which the client
+ * WebSocket and its `ws` twin both call) that opens each connection through the
  * HTTP proxy `proxyUrl` (`http://[user:password@]host:port`). Errors (a refused CONNECT, a
  * proxy that cannot be reached) go to the callback, so they fail the connect attempt.
  */
